@@ -1,0 +1,2 @@
+from gamedb.cli import cli
+cli()

@@ -1,0 +1,183 @@
+"""Build a strategy database: the one place where games, solver and store meet.
+
+Layers are solved from the terminal end up; each chunk of a layer is one transaction
+(states, strategies, progress). The database is the checkpoint: a restarted build asks
+the file what is done and continues, and a finished file is left alone.
+
+>>> import tempfile, pathlib
+>>> report = build("jujitsu(num_cards=4)", pathlib.Path(tempfile.mkdtemp()) / "j4.sqlite")
+>>> report.status, report.states, report.root_value
+('complete', 32, 0.0)
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gamedb.games import load_game
+from gamedb.games.base import Game, Keys, root_of
+from gamedb.solver.backward import (
+    SolvedStates, ValueTable, batches, enumerate_layers, solve_states,
+)
+from gamedb.solver.matrix_game import TOLERANCE
+from gamedb.store.writer import ChunkRows, Writer
+
+#: States per transaction: large enough for fast bulk writes, small enough to lose little.
+CHUNK_SIZE = 32_768
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    """What a build did."""
+
+    spec: str
+    path: str
+    status: str
+    """``complete`` when the file holds every reachable position."""
+    states: int
+    """Canonical positions in the file."""
+    solved: int
+    """Positions solved by this run (0 when the file was already complete)."""
+    seconds: float
+    root_value: float | None
+    fallbacks: int = 0
+    """Stage games the fast kernel got wrong and the reference path fixed."""
+
+
+def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
+          chunk_size: int = CHUNK_SIZE, on_progress: Progress | None = None) -> BuildReport:
+    """Solve every reachable position of ``game`` into the SQLite file ``path``.
+
+    Args:
+        game: a spec string or a loaded game.
+        path: the database file; a partial build of the same spec is resumed.
+        workers: processes that solve chunks in parallel (one process writes).
+        chunk_size: states per transaction.
+        on_progress: called with (states done, states total) after every chunk.
+    """
+    game = load_game(game) if isinstance(game, str) else game
+    start = time.perf_counter()
+    writer = Writer(Path(path), game, {"tolerance": TOLERANCE, "kernel": "numba-simplex"})
+    try:
+        if writer.complete:
+            return _report(writer, game, 0, 0.0, 0)
+        layers = enumerate_layers(game)
+        writer.ensure_layers({k: len(v) for k, v in layers.items()})
+        solved, fallbacks, table = _solve_layers(game, layers, writer, workers=workers,
+                                                 chunk_size=chunk_size, on_progress=on_progress)
+        root_value = _root_value(game, layers, writer, table)
+        seconds = time.perf_counter() - start + float(writer.meta.get("seconds", 0.0))
+        writer.finalize({"root_value": root_value, "states": sum(map(len, layers.values())),
+                         "seconds": round(seconds, 3),
+                         "root_keys": root_of(game).keys.tolist()})
+        return _report(writer, game, solved, time.perf_counter() - start, fallbacks)
+    finally:
+        writer.close()
+
+
+def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, workers: int,
+                  chunk_size: int, on_progress: Progress | None) -> tuple[int, int, ValueTable]:
+    done = writer.done_counts()
+    total, finished = sum(map(len, layers.values())), sum(done.values())
+    table, solved, fallbacks = ValueTable(), 0, 0
+    for layer in sorted(layers):
+        keys = layers[layer]
+        if done.get(layer, 0) == len(keys):
+            continue
+        _load_needed(game, layer, layers, writer, table)
+        old_keys, old_values = writer.layer_values(layer)
+        todo = np.setdiff1d(keys, old_keys, assume_unique=True)
+        new_keys, new_values = [old_keys], [old_values]
+        for rows, fell_back in _solve_chunks(game, layer, todo, table, workers, chunk_size):
+            writer.write_chunk(rows)
+            new_keys.append(rows.keys)
+            new_values.append(rows.values)
+            solved, fallbacks = solved + len(rows.keys), fallbacks + fell_back
+            if on_progress is not None:
+                on_progress(finished + solved, total)
+        table.add(layer, np.concatenate(new_keys), np.concatenate(new_values))
+    return solved, fallbacks, table
+
+
+def _load_needed(game: Game[Any], layer: int, layers: dict[int, Keys], writer: Writer,
+                 table: ValueTable) -> None:
+    """Hold exactly the lower layers that ``layer``'s successors may fall into."""
+    span = getattr(game, "layer_span", None)
+    needed = {l for l in layers if l < layer and (span is None or l >= layer - span)}
+    table.keep(game, needed)
+    for lower in sorted(needed - set(table.layers)):
+        table.add(lower, *writer.layer_values(lower))
+
+
+def _solve_chunks(game: Game[Any], layer: int, todo: Keys, table: ValueTable, workers: int,
+                  chunk_size: int) -> Iterator[tuple[ChunkRows, int]]:
+    chunks = [todo[i:i + chunk_size] for i in range(0, len(todo), chunk_size)]
+    if workers <= 1 or len(chunks) <= 1:
+        yield from (_solve_chunk(game, layer, chunk, table) for chunk in chunks)
+        return
+    global _WORKER_STATE
+    _WORKER_STATE = (game, layer, table)  # inherited by the forked workers
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        yield from pool.imap(_solve_chunk_in_worker, chunks)
+    _WORKER_STATE = None
+
+
+_WORKER_STATE: tuple[Game[Any], int, ValueTable] | None = None
+
+
+def _solve_chunk_in_worker(chunk: Keys) -> tuple[ChunkRows, int]:
+    assert _WORKER_STATE is not None
+    game, layer, table = _WORKER_STATE
+    return _solve_chunk(game, layer, chunk, table)
+
+
+def _solve_chunk(game: Game[Any], layer: int, chunk: Keys,
+                 table: ValueTable) -> tuple[ChunkRows, int]:
+    start = time.perf_counter()
+    probe = game.expand(chunk[:1])
+    per_state = int(np.prod(probe.succ.shape[1:]))
+    parts = [solve_states(game, batch, table) for batch in batches(chunk, per_state)]
+    rows = _rows(layer, parts, time.perf_counter() - start)
+    return rows, sum(p.fallbacks for p in parts)
+
+
+def _rows(layer: int, parts: list[SolvedStates], seconds: float) -> ChunkRows:
+    """Flatten solutions into table rows: non-zero probabilities only, in key order."""
+    strat: list[tuple[Keys, Keys, Keys, np.ndarray]] = []
+    for part in parts:
+        exp = part.expansion
+        for player, probs, labels in ((1, part.row_strategies, exp.row_actions),
+                                      (2, part.col_strategies, exp.col_actions)):
+            i, j = np.nonzero(probs > 0)
+            strat.append((exp.keys[i], np.full(len(i), player), labels[i, j], probs[i, j]))
+    key, player, action, prob = (np.concatenate(col) for col in zip(*strat))
+    order = np.lexsort((action, player, key))
+    return ChunkRows(layer, np.concatenate([p.expansion.keys for p in parts]),
+                     np.concatenate([p.values for p in parts]),
+                     np.concatenate([p.gaps for p in parts]),
+                     key[order], player[order], action[order], prob[order], seconds)
+
+
+def _root_value(game: Game[Any], layers: dict[int, Keys], writer: Writer,
+                table: ValueTable) -> float:
+    root = root_of(game)
+    for layer in set(game.layer_of(root.keys).tolist()) - set(table.layers):
+        table.add(layer, *writer.layer_values(layer))
+    return float(np.dot(root.weight, table.lookup(root.keys))) + 0.0
+
+
+def _report(writer: Writer, game: Game[Any], solved: int, seconds: float,
+            fallbacks: int) -> BuildReport:
+    meta = writer.meta
+    return BuildReport(game.spec, str(writer.path), str(meta.get("status")),
+                       int(meta.get("states", 0)), solved, seconds, meta.get("root_value"),
+                       fallbacks)

@@ -1,0 +1,203 @@
+"""The ``gamedb`` command line: thin click commands over the library.
+
+Every command parses its arguments, calls one library function and formats the result:
+a readable table by default, ``--json`` for programs. Library errors become one-line
+messages with exit status 1; usage errors exit with 2 (click's convention).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from tqdm import tqdm
+
+from gamedb.build import BuildReport, build
+from gamedb.games import GAMES, GameError, load_game
+from gamedb.store import Entry, NotSolved, StoreError, open_db
+from gamedb.store.database import DBInfo
+from gamedb.store.migrate import SchemaOutOfDate
+
+F = TypeVar("F", bound=Callable[..., Any])
+_USER_ERRORS = (GameError, StoreError, NotSolved, SchemaOutOfDate, OSError)
+
+
+def _user_errors(func: F) -> F:
+    """Turn library errors into click's one-line error with exit status 1."""
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except _USER_ERRORS as exc:
+            raise click.ClickException(str(exc)) from None
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group()
+@click.version_option(package_name="gamedb")
+def cli() -> None:
+    """Solve simultaneous-move zero-sum games exactly and keep the strategies in SQLite."""
+
+
+@cli.command()
+def games() -> None:
+    """List the game families and their parameters.
+
+    \b
+    Example:
+        gamedb games
+    """
+    for name, cls in sorted(GAMES.items()):
+        click.echo(f"{name}")
+        for p in cls.params:
+            extra = "|".join(p.choices) if p.choices else f"{p.low}..{p.high}"
+            click.echo(f"  {p.name:<14} {extra:<28} {p.doc} (default: {p.default})")
+
+
+def default_db_path(spec: str) -> Path:
+    """Return ``data/<spec>.sqlite`` with the spec written as a file name.
+
+    >>> default_db_path("jujitsu(num_cards=8,ties=carry)").as_posix()
+    'data/jujitsu_num_cards=8_ties=carry.sqlite'
+    """
+    return Path("data") / (re.sub(r"[(),]+", "_", spec).strip("_") + ".sqlite")
+
+
+@cli.command(name="build")
+@click.argument("spec")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Database file (default: data/<spec>.sqlite). A partial build resumes.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Processes solving chunks in parallel.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@_user_errors
+def build_command(spec: str, db_path: Path | None, workers: int, quiet: bool) -> None:
+    """Solve every reachable position of SPEC into a SQLite database.
+
+    \b
+    Example:
+        gamedb build "jujitsu(num_cards=8)"
+        gamedb build "jujitsu(num_cards=13)" --db j13.sqlite --workers 2
+    """
+    game = load_game(spec)
+    path = db_path or default_db_path(game.spec)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _progress_bar(quiet, "states") as on_progress:
+        report = build(game, path, workers=workers, on_progress=on_progress)
+    click.echo(_format_report(report))
+
+
+@contextmanager
+def _progress_bar(quiet: bool, unit: str) -> Iterator[Callable[[int, int], None] | None]:
+    if quiet:
+        yield None
+        return
+    bar = tqdm(unit=f" {unit}", unit_scale=True, dynamic_ncols=True, leave=False)
+
+    def update(done: int, total: int) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        yield update
+    finally:
+        bar.close()
+
+
+def _format_report(report: BuildReport) -> str:
+    if report.solved == 0:
+        return f"{report.path}: already complete ({report.states:,} states), nothing to do"
+    rate = report.solved / report.seconds if report.seconds else 0.0
+    return (f"{report.path}: {report.status}, {report.states:,} states, solved "
+            f"{report.solved:,} in {report.seconds:.2f} s ({rate:,.0f}/s), "
+            f"root value {report.root_value:+.6f}")
+
+
+@cli.command()
+@click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@_user_errors
+def info(db_path: Path, as_json: bool) -> None:
+    """Show a database's spec, status, per-layer counts and timings, and root value.
+
+    \b
+    Example:
+        gamedb info data/jujitsu_num_cards=8_ties=carry.sqlite --json
+    """
+    with open_db(db_path) as db:
+        summary = db.info()
+    click.echo(json.dumps(_info_json(summary), indent=2) if as_json else _info_table(summary))
+
+
+def _info_json(info: DBInfo) -> dict[str, Any]:
+    return {"spec": info.spec, "status": info.status, "states": info.states,
+            "done": info.done, "root_value": info.root_value, "path": info.path,
+            "layers": [vars_of(layer) for layer in info.layers],
+            "meta": info.meta}
+
+
+def vars_of(obj: Any) -> dict[str, Any]:
+    """Return a slotted dataclass as a dict."""
+    return {name: getattr(obj, name) for name in obj.__slots__}
+
+
+def _info_table(info: DBInfo) -> str:
+    root = "-" if info.root_value is None else f"{info.root_value:+.6f}"
+    head = [f"spec        {info.spec}", f"status      {info.status}",
+            f"states      {info.done:,} / {info.states:,}", f"root value  {root}", ""]
+    rows = [(str(x.layer), f"{x.states:,}", f"{x.done:,}", f"{x.seconds:.2f}",
+             f"{x.max_gap:.1e}") for x in info.layers]
+    return "\n".join(head) + _table(("layer", "states", "done", "seconds", "max gap"), rows)
+
+
+def _table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(headers)]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in rows]
+    return "\n".join(lines)
+
+
+@cli.command()
+@click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@click.argument("position")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@_user_errors
+def show(db_path: Path, position: str, as_json: bool) -> None:
+    """Show a position's value and both players' optimal strategies.
+
+    POSITION is space-separated name=value fields (cards as comma-separated lists, an
+    empty list as -), or the word start.
+
+    \b
+    Example:
+        gamedb show j8.sqlite "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0"
+        gamedb show j8.sqlite start --json
+    """
+    with open_db(db_path) as db:
+        entry = db.probe(position)
+        spec = db.game.spec
+    click.echo(json.dumps(_entry_json(spec, entry)) if as_json else _entry_table(spec, entry))
+
+
+def _entry_json(spec: str, entry: Entry) -> dict[str, Any]:
+    strategy = {str(p): {str(a): prob for a, prob in sorted(s.items())}
+                for p, s in entry.strategies.items()}
+    return {"spec": spec, "position": entry.position, "value": entry.value,
+            "strategy": strategy}
+
+
+def _entry_table(spec: str, entry: Entry) -> str:
+    head = [f"{spec}", f"position  {entry.position}", f"value     {entry.value:+.6f}"]
+    actions = sorted({a for s in entry.strategies.values() for a in s})
+    if not actions:
+        return "\n".join(head + ["(no moves: the game is over)"])
+    rows = [(str(a), *(f"{entry.strategies[p].get(a, 0.0):.4f}" for p in (1, 2)))
+            for a in actions]
+    return "\n".join(head + [""]) + _table(("card", "player 1", "player 2"), rows)

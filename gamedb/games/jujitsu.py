@@ -1,0 +1,278 @@
+"""Jujitsu: the trick game of Sanwal & Drechsler.
+
+Both players hold cards 1..n. Each trick both play a card at once and the higher card
+takes the trick. With ``ties=carry`` an equal pair adds one trick to a pot that the next
+non-tied trick's winner also takes (a pot left at the end goes to nobody); with
+``ties=discard`` a tied trick goes to nobody. Player 1 wins (+1) with more tricks,
+loses (-1) with fewer, draws (0) otherwise.
+
+References: S. Sanwal, R. Drechsler, "Jujitsu: solving a game of cards", 2002.
+
+Parameters::
+
+    num_cards  int  cards per player, 1..16        (default: 8)
+    ties       str  carry | discard                (default: carry)
+
+Canonical keys: only comparisons between the cards matter, so the union of both hands
+is relabelled 1..m keeping order (rank compression); the point of no return clamps the
+trick difference to one past what the remaining tricks can swing; and of a position and
+its player-swapped twin (hands exchanged, difference negated, value negated) the one with
+the smaller key is stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numba
+import numpy as np
+
+from gamedb.bits import Mask, cards, compress, full, mask_of, popcount, without
+from gamedb.games.base import (
+    Canonical, Distribution, Expansion, GameError, Keys, Param, format_cards, parse_cards,
+    parse_fields, parse_int, require_fields,
+)
+
+_POT_BITS = 5
+_DIFF_BITS = 6
+_DIFF_OFFSET = 32
+
+
+@dataclass(frozen=True, slots=True)
+class JujitsuState:
+    """A Jujitsu position.
+
+    Key bit layout for ``n`` cards (least significant bit on the right)::
+
+        | diff + 32 (6 bits) | pot (5 bits) | hand2 (n bits) | hand1 (n bits) |
+        ^ bit 2n + 5         ^ bit 2n        ^ bit n          ^ bit 0
+
+    Card ``c`` of a hand is bit ``c - 1`` of its field.
+    """
+
+    hand1: Mask
+    """Player 1's cards."""
+    hand2: Mask
+    """Player 2's cards."""
+    pot: int
+    """Tied tricks waiting for the next winner (always 0 with ``ties=discard``)."""
+    diff: int
+    """Player 1's tricks minus player 2's so far."""
+
+
+class Jujitsu:
+    """Jujitsu with ``num_cards`` cards per player (see the module docstring)."""
+
+    name: ClassVar[str] = "jujitsu"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("num_cards", int, 8, "cards per player", low=1, high=16),
+        Param("ties", str, "carry", "tied trick: carried to a pot, or discarded",
+              choices=("carry", "discard")),
+    )
+
+    def __init__(self, num_cards: int = 8, ties: str = "carry", *, canonical_keys: bool = True):
+        self.num_cards = num_cards
+        self.ties = ties
+        self.canonical_keys = canonical_keys
+        self.spec = f"jujitsu(num_cards={num_cards},ties={ties})"
+        self.key_layout = "jujitsu-v1" + ("" if canonical_keys else "-raw")
+        self.layer_span = 1  # every trick uses one card of each hand
+
+    # -- reference face ------------------------------------------------------------
+
+    def initial(self) -> Distribution[JujitsuState]:
+        """Return the start: both players hold every card."""
+        hand = full(self.num_cards)
+        return [(1.0, JujitsuState(hand, hand, 0, 0))]
+
+    def actions(self, s: JujitsuState) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Return the cards each player may play."""
+        return tuple(cards(s.hand1)), tuple(cards(s.hand2))
+
+    def next(self, s: JujitsuState, a: int, b: int) -> Distribution[JujitsuState]:
+        """Play card ``a`` against card ``b``."""
+        pot, diff = s.pot, s.diff
+        if a == b:
+            pot += self.ties == "carry"
+        else:
+            diff += (1 + pot) * (1 if a > b else -1)
+            pot = 0
+        return [(1.0, JujitsuState(without(s.hand1, a), without(s.hand2, b), pot, diff))]
+
+    def value(self, s: JujitsuState) -> float | None:
+        """Return player 1's payoff at the end, None before it."""
+        return None if s.hand1 else float(np.sign(s.diff))
+
+    def layer(self, s: JujitsuState) -> int:
+        """Return the number of cards left in each hand."""
+        return popcount(s.hand1)
+
+    def key(self, s: JujitsuState) -> int:
+        """Encode a state without any reduction."""
+        return int(_encode(s.hand1, s.hand2, s.pot, s.diff, self.num_cards))
+
+    def decode(self, key: int) -> JujitsuState:
+        """Decode a key (canonical keys decode to the rank-labelled position)."""
+        n = self.num_cards
+        return JujitsuState(key & full(n), key >> n & full(n),
+                            key >> 2 * n & full(_POT_BITS),
+                            (key >> (2 * n + _POT_BITS)) - _DIFF_OFFSET)
+
+    def canonical(self, s: JujitsuState) -> Canonical:
+        """Return the stored key of ``s`` and how real cards map to stored labels."""
+        if not self.canonical_keys:
+            identity = {c: c for c in cards(s.hand1 | s.hand2)}
+            return Canonical(self.key(s), False, (identity, identity))
+        key, swapped = _canonical(s.hand1, s.hand2, s.pot, s.diff, self.num_cards)
+        union = s.hand1 | s.hand2
+        ranks = {card: rank for rank, card in enumerate(cards(union), start=1)}
+        return Canonical(int(key), bool(swapped), (ranks, ranks))
+
+    # -- positions as text -----------------------------------------------------------
+
+    def parse_position(self, text: str) -> JujitsuState:
+        """Read ``"hand1=1,3,5 hand2=2,4,6 pot=1 diff=0"`` (or ``start``)."""
+        if text.strip() == "start":
+            return self.initial()[0][1]
+        fields = parse_fields(text)
+        require_fields(fields, ("hand1", "hand2"), ("pot", "diff"))
+        n = self.num_cards
+        hand1 = parse_cards(fields["hand1"], field_name="hand1", n=n)
+        hand2 = parse_cards(fields["hand2"], field_name="hand2", n=n)
+        pot = parse_int(fields, "pot") if "pot" in fields else 0
+        diff = parse_int(fields, "diff") if "diff" in fields else 0
+        _check_reachable(n, len(hand1), len(hand2), pot, diff, self.ties)
+        return JujitsuState(mask_of(hand1), mask_of(hand2), pot, diff)
+
+    def format_position(self, s: JujitsuState) -> str:
+        """Write a position the way ``parse_position`` reads it."""
+        return (f"hand1={format_cards(list(cards(s.hand1)))} "
+                f"hand2={format_cards(list(cards(s.hand2)))} pot={s.pot} diff={s.diff}")
+
+    # -- layer face ------------------------------------------------------------------
+
+    def layer_of(self, keys: Keys) -> Keys:
+        """Return the layer (cards left) of every key."""
+        return _popcount_low(keys, self.num_cards)
+
+    def expand(self, keys: Keys) -> Expansion:
+        """Return the successors of a batch of keys that share one layer."""
+        keys = np.asarray(keys, dtype=np.int64)
+        k = int(self.layer_of(keys[:1])[0]) if len(keys) else 1
+        row, col, succ, weight = _expand(keys, k, self.num_cards,
+                                         self.ties == "carry", self.canonical_keys)
+        sizes = np.full(len(keys), k, np.int64)
+        return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
+
+
+def _check_reachable(n: int, k1: int, k2: int, pot: int, diff: int, ties: str) -> None:
+    played = n - k1
+    if k1 != k2:
+        raise GameError(f"hands must have the same size, got {k1} and {k2} cards")
+    if pot < 0 or (ties == "discard" and pot):
+        raise GameError(f"pot={pot} is impossible with ties={ties}")
+    if abs(diff) + pot > played or (ties == "carry" and (played - pot - diff) % 2):
+        raise GameError(f"pot={pot} diff={diff} cannot happen after {played} tricks")
+
+
+@numba.njit(cache=True)
+def _encode(h1, h2, pot, diff, n):  # type: ignore[no-untyped-def]
+    return h1 | (h2 << n) | (pot << (2 * n)) | ((diff + _DIFF_OFFSET) << (2 * n + _POT_BITS))
+
+
+@numba.njit(cache=True)
+def _pext(mask, universe):  # type: ignore[no-untyped-def]
+    out, bit = 0, 1
+    while universe:
+        low = universe & -universe
+        if mask & low:
+            out |= bit
+        bit <<= 1
+        universe ^= low
+    return out
+
+
+@numba.njit(cache=True)
+def _canonical(h1, h2, pot, diff, n):  # type: ignore[no-untyped-def]
+    union = h1 | h2
+    c1, c2 = _pext(h1, union), _pext(h2, union)
+    left = 0
+    h = h1
+    while h:
+        h &= h - 1
+        left += 1
+    # Beyond one past the largest possible swing only the sign of diff matters.
+    reach = left + pot + 1
+    diff = min(max(diff, -reach), reach)
+    a = _encode(c1, c2, pot, diff, n)
+    b = _encode(c2, c1, pot, -diff, n)
+    return (b, True) if b < a else (a, False)
+
+
+@numba.njit(cache=True)
+def _expand(keys, k, n, carry, canonical):  # type: ignore[no-untyped-def]
+    B = keys.shape[0]
+    hand = (1 << n) - 1
+    row = np.empty((B, k), np.int64)
+    col = np.empty((B, k), np.int64)
+    succ = np.empty((B, k, k, 1), np.int64)
+    weight = np.empty((B, k, k, 1), np.float64)
+    c1 = np.empty(k, np.int64)
+    c2 = np.empty(k, np.int64)
+    for i in range(B):
+        key = keys[i]
+        h1, h2 = key & hand, (key >> n) & hand
+        pot = (key >> (2 * n)) & ((1 << _POT_BITS) - 1)
+        diff = (key >> (2 * n + _POT_BITS)) - _DIFF_OFFSET
+        _fill_cards(h1, c1)
+        _fill_cards(h2, c2)
+        row[i, :] = c1
+        col[i, :] = c2
+        for a in range(k):
+            for b in range(k):
+                p, d = pot, diff
+                if c1[a] == c2[b]:
+                    p += carry
+                else:
+                    d += (1 + pot) if c1[a] > c2[b] else -(1 + pot)
+                    p = 0
+                n1 = h1 & ~(1 << (c1[a] - 1))
+                n2 = h2 & ~(1 << (c2[b] - 1))
+                if k == 1:
+                    succ[i, a, b, 0] = -1
+                    weight[i, a, b, 0] = (d > 0) - (d < 0)
+                elif canonical:
+                    s, swapped = _canonical(n1, n2, p, d, n)
+                    succ[i, a, b, 0] = s
+                    weight[i, a, b, 0] = -1.0 if swapped else 1.0
+                else:
+                    succ[i, a, b, 0] = _encode(n1, n2, p, d, n)
+                    weight[i, a, b, 0] = 1.0
+    return row, col, succ, weight
+
+
+@numba.njit(cache=True)
+def _fill_cards(mask, out):  # type: ignore[no-untyped-def]
+    j = 0
+    while mask:
+        low = mask & -mask
+        c = 0
+        while low >> c:
+            c += 1
+        out[j] = c
+        j += 1
+        mask ^= low
+
+
+@numba.njit(cache=True)
+def _popcount_low(keys, n):  # type: ignore[no-untyped-def]
+    out = np.empty(keys.shape[0], np.int64)
+    hand = (1 << n) - 1
+    for i in range(keys.shape[0]):
+        h, c = keys[i] & hand, 0
+        while h:
+            h &= h - 1
+            c += 1
+        out[i] = c
+    return out

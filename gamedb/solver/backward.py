@@ -1,0 +1,124 @@
+"""Backward induction over layers, game-agnostic: it only calls the layer face.
+
+``enumerate_layers`` walks forward from the start to find every reachable canonical key;
+``solve_states`` builds the stage matrices of a batch from the solved values of lower
+layers (``ValueTable``) and solves them all in one kernel call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gamedb.games.base import TERMINAL, Expansion, Game, Keys, root_of
+from gamedb.solver.matrix_game import solve_games
+
+#: Upper bound on successor entries (B x R x C x K) expanded at once (~16 B each).
+MAX_ENTRIES = 2_000_000
+
+
+class ValueTable:
+    """Solved values of whole layers: a sorted key array searched with ``searchsorted``."""
+
+    def __init__(self) -> None:
+        self.keys: Keys = np.empty(0, np.int64)
+        self.values: npt.NDArray[np.float64] = np.empty(0, np.float64)
+        self.layers: dict[int, int] = {}
+
+    def add(self, layer: int, keys: Keys, values: npt.NDArray[np.float64]) -> None:
+        """Add one layer's keys and values."""
+        keys = np.concatenate([self.keys, keys])
+        order = np.argsort(keys, kind="stable")
+        self.keys = keys[order]
+        self.values = np.concatenate([self.values, values])[order]
+        self.layers[layer] = len(values)
+
+    def keep(self, game: Game[Any], layers: set[int]) -> None:
+        """Forget every layer not in ``layers`` (bounded memory over long builds)."""
+        if set(self.layers) <= layers:
+            return
+        mask = np.isin(game.layer_of(self.keys), list(layers))
+        self.keys, self.values = self.keys[mask], self.values[mask]
+        self.layers = {k: v for k, v in self.layers.items() if k in layers}
+
+    def lookup(self, keys: Keys) -> npt.NDArray[np.float64]:
+        """Return the values of ``keys`` (all must be present)."""
+        if len(keys) == 0:
+            return np.empty(0, np.float64)
+        pos = np.searchsorted(self.keys, keys)
+        pos[pos == len(self.keys)] = 0
+        if len(self.keys) == 0 or not np.array_equal(self.keys[pos], keys):
+            missing = keys[(len(self.keys) == 0) | (self.keys[pos] != keys)]
+            raise LookupError(f"successor keys not solved yet: {missing[:5].tolist()}")
+        return self.values[pos]
+
+
+@dataclass(frozen=True, slots=True)
+class SolvedStates:
+    """Solutions of a batch of states, with their action labels."""
+
+    expansion: Expansion
+    values: npt.NDArray[np.float64]
+    gaps: npt.NDArray[np.float64]
+    row_strategies: npt.NDArray[np.float64]
+    col_strategies: npt.NDArray[np.float64]
+    fallbacks: int
+
+
+def batches(keys: Keys, per_state: int, limit: int = MAX_ENTRIES) -> list[Keys]:
+    """Split ``keys`` so that each batch expands to at most ``limit`` entries."""
+    size = max(1, limit // max(1, per_state))
+    return [keys[i:i + size] for i in range(0, len(keys), size)]
+
+
+def stage_matrices(expansion: Expansion, table: ValueTable) -> npt.NDArray[np.float64]:
+    """Return the stage games ``M[i, a, b]`` of an expansion (see ``Expansion``)."""
+    succ, weight = expansion.succ, expansion.weight
+    inner = succ != TERMINAL
+    future = np.zeros(succ.shape, np.float64)
+    future[inner] = table.lookup(succ[inner])
+    result: npt.NDArray[np.float64] = np.where(inner, weight * future, weight).sum(axis=-1)
+    return result
+
+
+def solve_states(game: Game[Any], keys: Keys, table: ValueTable) -> SolvedStates:
+    """Solve the stage games of ``keys`` (one layer) given the values of lower layers."""
+    expansion = game.expand(keys)
+    payoffs = stage_matrices(expansion, table)
+    solution = solve_games(payoffs, expansion.n_rows, expansion.n_cols)
+    return SolvedStates(expansion, solution.values, solution.gaps, solution.row_strategies,
+                        solution.col_strategies, solution.fallbacks)
+
+
+def enumerate_layers(game: Game[Any]) -> dict[int, Keys]:
+    """Return every reachable canonical key, grouped by layer (sorted arrays).
+
+    A forward pass: the unique successors of a layer's states join lower layers, and a
+    layer is complete once every higher layer has been expanded (layers strictly
+    decrease along every move).
+    """
+    root = root_of(game).keys
+    pending: dict[int, list[Keys]] = {}
+    _file(game, np.unique(root), pending)
+    found: dict[int, Keys] = {}
+    while pending:
+        layer = max(pending)
+        keys = np.unique(np.concatenate(pending.pop(layer)))
+        found[layer] = keys
+        probe = game.expand(keys[:1])
+        per_state = int(np.prod(probe.succ.shape[1:]))
+        for batch in batches(keys, per_state):
+            succ = game.expand(batch).succ
+            _file(game, np.unique(succ[succ != TERMINAL]), pending)
+    return found
+
+
+def _file(game: Game[Any], keys: Keys, pending: dict[int, list[Keys]]) -> None:
+    if len(keys) == 0:
+        return
+    layer_of = game.layer_of(keys)
+    for layer in np.unique(layer_of).tolist():
+        pending.setdefault(layer, []).append(keys[layer_of == layer])

@@ -1,0 +1,193 @@
+"""Verified solutions of zero-sum matrix games, one at a time or in batches.
+
+Every game goes through the compiled kernel first. Each solution is then checked:
+its gap max_i (M y)_i - min_j (x M)_j must be at most `tolerance` times
+max(1, payoff range). A game that fails is re-solved by HiGHS (`solve_lp`) and, if
+that fails too, in exact rational arithmetic (`solve_exact`), since floating-point
+LPs are known to fail on these degenerate games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from gamedb.solver.exact import solve_exact
+from gamedb.solver.kernel import solve_batch
+from gamedb.solver.reference import solve_lp
+from gamedb.solver.solution import MatrixSolution, gap
+
+__all__ = ["TOLERANCE", "BatchSolution", "MatrixSolution", "gap", "solve_games",
+           "solve_matrix_game"]
+
+TOLERANCE = 1e-9
+"""Largest accepted gap, relative to max(1, payoff range of the game)."""
+
+_CHUNK = 1 << 21  # payoff entries per step of the gap check: bounds its temporaries
+
+_Floats = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BatchSolution:
+    """Verified solutions of a batch of padded matrix games (zeros in the padding)."""
+
+    values: _Floats
+    """(B,) values to the row player."""
+    row_strategies: _Floats
+    """(B, R) row players' strategies."""
+    col_strategies: _Floats
+    """(B, C) column players' strategies."""
+    gaps: _Floats
+    """(B,) gap of each final solution (see `gap`)."""
+    fallbacks: int
+    """How many games failed the kernel's check and went to the reference LP."""
+    exact: int
+    """How many of those also failed HiGHS' check and were solved in rationals."""
+
+
+def solve_matrix_game(payoffs: npt.ArrayLike) -> MatrixSolution:
+    """Solve one zero-sum matrix game (payoffs to the row player, who maximises).
+
+    Args:
+        payoffs: (m, n) finite payoffs, m, n >= 1.
+
+    Returns:
+        The value and an equilibrium, verified like every game of `solve_games`.
+
+    Raises:
+        ValueError: if `payoffs` is not a non-empty finite 2-D array.
+
+    >>> solution = solve_matrix_game([[1.0, -1.0], [-1.0, 1.0]])  # matching pennies
+    >>> solution.value, solution.row_strategy.tolist(), solution.col_strategy.tolist()
+    (0.0, [0.5, 0.5], [0.5, 0.5])
+    """
+    matrix = np.asarray(payoffs, dtype=np.float64)
+    if matrix.ndim != 2 or matrix.size == 0:
+        raise ValueError(f"payoffs must be a non-empty 2-D array, got shape {matrix.shape}")
+    m, n = matrix.shape
+    batch = solve_games(matrix[np.newaxis], np.array([m]), np.array([n]))
+    return MatrixSolution(
+        float(batch.values[0]), batch.row_strategies[0], batch.col_strategies[0],
+        float(batch.gaps[0]),
+    )
+
+
+def solve_games(
+    payoffs: npt.ArrayLike,
+    n_rows: npt.ArrayLike,
+    n_cols: npt.ArrayLike,
+    *,
+    tolerance: float = TOLERANCE,
+) -> BatchSolution:
+    """Solve and verify a batch of padded zero-sum matrix games.
+
+    Args:
+        payoffs: (B, R, C) payoffs to the row player; only
+            `payoffs[k, :n_rows[k], :n_cols[k]]` is read, the padding may hold anything.
+        n_rows: (B,) integer row counts in [1, R].
+        n_cols: (B,) integer column counts in [1, C].
+        tolerance: largest accepted gap, relative to max(1, payoff range).
+
+    Returns:
+        Values, strategies (zeros in the padding), gaps and fallback counts.
+
+    Raises:
+        ValueError: if the shapes are inconsistent or a game has a non-finite payoff.
+    """
+    matrices = np.ascontiguousarray(payoffs, dtype=np.float64)
+    values, row_strategies, col_strategies = solve_batch(matrices, n_rows, n_cols)
+    rows, cols = np.asarray(n_rows, dtype=np.int64), np.asarray(n_cols, dtype=np.int64)
+    gaps, ranges = batch_gaps(matrices, rows, cols, row_strategies, col_strategies)
+    bad = np.flatnonzero(~np.isfinite(ranges))
+    if bad.size:
+        raise ValueError(f"game {bad[0]} has a non-finite payoff")
+    limits = tolerance * np.maximum(1.0, ranges)
+    failed = np.flatnonzero(~(gaps <= limits))  # NaN gaps fail too
+    exact = 0
+    for k in failed:
+        solution, used_exact = _resolve(matrices[k, : rows[k], : cols[k]], limits[k])
+        exact += used_exact
+        values[k], gaps[k] = solution.value, solution.gap
+        row_strategies[k] = 0.0
+        col_strategies[k] = 0.0
+        row_strategies[k, : rows[k]] = solution.row_strategy
+        col_strategies[k, : cols[k]] = solution.col_strategy
+    return BatchSolution(values, row_strategies, col_strategies, gaps, len(failed), exact)
+
+
+def batch_gaps(
+    payoffs: _Floats,
+    n_rows: npt.NDArray[np.int64],
+    n_cols: npt.NDArray[np.int64],
+    row_strategies: _Floats,
+    col_strategies: _Floats,
+) -> tuple[_Floats, _Floats]:
+    """Return the gap and the payoff range of every game of a padded batch.
+
+    Vectorized over the batch (in chunks that bound the temporaries); the padding is
+    masked out, so garbage there cannot leak in.
+
+    Args:
+        payoffs: (B, R, C) padded payoffs.
+        n_rows: (B,) row counts.
+        n_cols: (B,) column counts.
+        row_strategies: (B, R) strategies, zero in the padding.
+        col_strategies: (B, C) strategies, zero in the padding.
+
+    Returns:
+        (gaps, ranges), both (B,). A range is NaN or inf if the game has a non-finite
+        payoff.
+    """
+    batch, max_rows, max_cols = payoffs.shape
+    gaps, ranges = np.empty(batch), np.empty(batch)
+    step = max(1, _CHUNK // max(1, max_rows * max_cols))
+    for part in _chunks(batch, step):
+        gaps[part], ranges[part] = _gaps_of_chunk(
+            payoffs[part], n_rows[part], n_cols[part],
+            row_strategies[part], col_strategies[part],
+        )
+    return gaps, ranges
+
+
+def _chunks(total: int, step: int) -> Iterator[slice]:
+    for start in range(0, total, step):
+        yield slice(start, min(total, start + step))
+
+
+def _gaps_of_chunk(
+    payoffs: _Floats,
+    n_rows: npt.NDArray[np.int64],
+    n_cols: npt.NDArray[np.int64],
+    row_strategies: _Floats,
+    col_strategies: _Floats,
+) -> tuple[_Floats, _Floats]:
+    _, max_rows, max_cols = payoffs.shape
+    row_mask = np.arange(max_rows) < n_rows[:, np.newaxis]  # (b, R)
+    col_mask = np.arange(max_cols) < n_cols[:, np.newaxis]  # (b, C)
+    matrices = payoffs
+    if not (row_mask.all() and col_mask.all()):
+        # Overwrite the padding with each game's own first payoff: it then changes
+        # neither the range nor, being multiplied by zero probabilities, M y and x M.
+        mask = row_mask[:, :, np.newaxis] & col_mask[:, np.newaxis, :]
+        matrices = np.where(mask, payoffs, payoffs[:, :1, :1])
+    row_payoffs = np.matmul(matrices, col_strategies[:, :, np.newaxis])[:, :, 0]  # M y
+    col_payoffs = np.matmul(row_strategies[:, np.newaxis, :], matrices)[:, 0, :]  # x M
+    best_row = np.where(row_mask, row_payoffs, -np.inf).max(axis=1)
+    best_col = np.where(col_mask, col_payoffs, np.inf).min(axis=1)
+    ranges = matrices.max(axis=(1, 2)) - matrices.min(axis=(1, 2))
+    return best_row - best_col, ranges
+
+
+def _resolve(matrix: _Floats, limit: float) -> tuple[MatrixSolution, bool]:
+    """Re-solve one game with HiGHS, then exactly; return it and whether exact was used."""
+    try:
+        solution = solve_lp(matrix)
+    except RuntimeError:
+        solution = None
+    if solution is not None and solution.gap <= limit:
+        return solution, False
+    return solve_exact(matrix).to_matrix_solution(), True

@@ -1,0 +1,10 @@
+"""Persistence: schema, migrations, the bulk writer and the probe API."""
+
+from __future__ import annotations
+
+from gamedb.store.database import DBInfo, Entry, GameDB, LayerInfo, open_db
+from gamedb.store.errors import NotAGameDB, NotSolved, SpecMismatch, StoreError
+from gamedb.store.migrate import SchemaOutOfDate
+
+__all__ = ["DBInfo", "Entry", "GameDB", "LayerInfo", "NotAGameDB", "NotSolved",
+           "SchemaOutOfDate", "SpecMismatch", "StoreError", "open_db"]

@@ -1,0 +1,161 @@
+"""Open a strategy database and probe positions in real cards.
+
+>>> import tempfile, pathlib
+>>> from gamedb.build import build
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "j3.sqlite"
+>>> _ = build("jujitsu(num_cards=3)", path)
+>>> with open_db(path) as db:
+...     entry = db.probe("hand1=1,2,3 hand2=1,2,3 pot=0 diff=0")
+>>> round(entry.value, 12)
+0.0
+>>> {card: round(p, 3) for card, p in sorted(entry.strategies[1].items())}
+{1: 0.2, 2: 0.6, 3: 0.2}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection, Engine
+
+from gamedb.games import GameError, load_game
+from gamedb.games.base import Game
+from gamedb.store import schema
+from gamedb.store.engine import read_meta, readonly_engine, writable_engine
+from gamedb.store.errors import NotSolved, SpecMismatch
+from gamedb.store.migrate import check_schema
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What a probe returns: one real position's value and both strategies."""
+
+    position: str
+    """The position, written the way ``gamedb show`` reads it."""
+    value: float
+    """Player 1's expected payoff under optimal play."""
+    strategies: dict[int, dict[int, float]] = field(default_factory=dict)
+    """Real player (1, 2) -> real action -> probability (non-zero only)."""
+    key: int | None = None
+    """Canonical key of the stored position (None for terminal positions)."""
+    gap: float = 0.0
+    """Equilibrium gap of the stored solution."""
+
+
+@dataclass(frozen=True, slots=True)
+class LayerInfo:
+    """Progress and cost of one layer."""
+
+    layer: int
+    states: int
+    done: int
+    seconds: float
+    max_gap: float
+
+
+@dataclass(frozen=True, slots=True)
+class DBInfo:
+    """Summary of a database file."""
+
+    path: str
+    spec: str
+    status: str
+    states: int
+    done: int
+    root_value: float | None
+    layers: list[LayerInfo]
+    meta: dict[str, Any]
+
+
+class GameDB:
+    """A gamedb file opened for reading; use ``open_db``."""
+
+    def __init__(self, engine: Engine, path: Path):
+        self.path = path
+        self._engine = engine
+        self._conn: Connection = engine.connect()
+        self.meta = read_meta(self._conn, path)
+        check_schema(self._conn, str(path))
+        self.game: Game[Any] = game_for_meta(self.meta, path)
+
+    def __enter__(self) -> GameDB:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the file."""
+        self._conn.close()
+        self._engine.dispose()
+
+    def probe(self, position: Any) -> Entry:
+        """Return the value and strategies of ``position`` (text or game state).
+
+        Raises:
+            GameError: the text is not a valid position of this game.
+            NotSolved: the position is not stored.
+        """
+        state = self.game.parse_position(position) if isinstance(position, str) else position
+        text = self.game.format_position(state)
+        payoff = self.game.value(state)
+        if payoff is not None:
+            return Entry(text, payoff)
+        canon = self.game.canonical(state)
+        row = self._conn.execute(
+            select(schema.states.c.value, schema.states.c.gap)
+            .where(schema.states.c.key == canon.key)).first()
+        if row is None:
+            raise NotSolved(f"position not in {self.path.name}: {text}")
+        stored = self._conn.execute(
+            select(schema.strategies.c.player, schema.strategies.c.action,
+                   schema.strategies.c.prob).where(schema.strategies.c.key == canon.key)).all()
+        strategies: dict[int, dict[int, float]] = {}
+        for player in (1, 2):
+            real_of = {label: real for real, label in canon.actions[player - 1].items()}
+            mine = canon.stored_player(player)
+            strategies[player] = {real_of[a]: p for pl, a, p in stored if pl == mine}
+        return Entry(text, canon.sign * row.value + 0.0, strategies, canon.key, row.gap)
+
+    def get(self, position: Any, default: Entry | None = None) -> Entry | None:
+        """Like ``probe`` but return ``default`` for a position that is not stored."""
+        try:
+            return self.probe(position)
+        except NotSolved:
+            return default
+
+    def info(self) -> DBInfo:
+        """Return the spec, status, per-layer progress and root value."""
+        rows = self._conn.execute(select(schema.layers).order_by(schema.layers.c.layer.desc()))
+        layers = [LayerInfo(r.layer, r.states, r.done, r.seconds, r.max_gap) for r in rows]
+        return DBInfo(str(self.path), self.meta["spec"], self.meta.get("status", "building"),
+                      sum(x.states for x in layers), sum(x.done for x in layers),
+                      self.meta.get("root_value"), layers, dict(self.meta))
+
+
+def game_for_meta(meta: dict[str, Any], path: Path) -> Game[Any]:
+    """Load the game a file was built for, refusing an unknown key layout."""
+    try:
+        game = load_game(meta["spec"], canonical_keys=bool(meta.get("canonical_keys", True)))
+    except GameError as exc:
+        raise SpecMismatch(f"{path}: {exc}") from None
+    if meta.get("key_layout") != game.key_layout:
+        raise SpecMismatch(f"{path}: key layout {meta.get('key_layout')!r} is not "
+                           f"{game.key_layout!r}, the one this gamedb reads for {game.spec}")
+    return game
+
+
+def open_db(path: str | Path, *, readonly: bool = True) -> GameDB:
+    """Open a gamedb file (read-only by default: shipped files are never written).
+
+    Raises:
+        NotAGameDB: missing file, not SQLite, or not a gamedb file.
+        SchemaOutOfDate: an older schema; ``gamedb upgrade PATH`` fixes it.
+        SpecMismatch: a spec or key layout this gamedb cannot read.
+    """
+    path = Path(path)
+    engine = readonly_engine(path) if readonly else writable_engine(path)
+    return GameDB(engine, path)

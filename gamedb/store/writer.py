@@ -1,0 +1,144 @@
+"""The builder's side of the store: one writer, chunked transactions, resume queries.
+
+Every chunk is one transaction holding its states, their strategies and the layer's
+progress, so the file alone says what is done (resume needs nothing else). Bulk rows
+go through the raw DB-API ``executemany``: 3-4x faster than Core inserts.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from sqlalchemy import select, text
+
+import gamedb
+from gamedb.games.base import Game
+from gamedb.store import schema
+from gamedb.store.database import game_for_meta
+from gamedb.store.engine import read_meta, writable_engine, write_meta
+from gamedb.store.errors import SpecMismatch
+from gamedb.store.migrate import check_schema, create_schema
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRows:
+    """Solved states of one chunk, ready to store."""
+
+    layer: int
+    keys: npt.NDArray[np.int64]
+    values: npt.NDArray[np.float64]
+    gaps: npt.NDArray[np.float64]
+    strategy_keys: npt.NDArray[np.int64]
+    strategy_players: npt.NDArray[np.int64]
+    strategy_actions: npt.NDArray[np.int64]
+    strategy_probs: npt.NDArray[np.float64]
+    seconds: float
+
+
+class Writer:
+    """The single writer of a database file during a build."""
+
+    def __init__(self, path: Path, game: Game[Any], settings: dict[str, Any]):
+        self.path = path
+        self._engine = writable_engine(path)
+        self._conn = self._engine.connect()
+        self._raw: sqlite3.Connection = self._conn.connection.driver_connection  # type: ignore[assignment]
+        fresh = not self._conn.execute(text(
+            "SELECT 1 FROM sqlite_master WHERE name='meta'")).first()
+        if fresh:
+            self._create(game, settings)
+        self.meta = read_meta(self._conn, path)
+        check_schema(self._conn, str(path))
+        self._check_spec(game)
+
+    def _create(self, game: Game[Any], settings: dict[str, Any]) -> None:
+        self._raw.execute("BEGIN")
+        create_schema(self._conn)
+        write_meta(self._conn, {
+            "spec": game.spec, "family": game.name, "params": _params(game),
+            "key_layout": game.key_layout, "canonical_keys": game.canonical_keys,
+            "gamedb_version": gamedb.__version__, "solver": settings,
+            "status": "building", "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        })
+        self._raw.execute("COMMIT")
+
+    def _check_spec(self, game: Game[Any]) -> None:
+        if self.meta["spec"] != game.spec:
+            raise SpecMismatch(f"{self.path} holds {self.meta['spec']}, not {game.spec}")
+        game_for_meta(self.meta, self.path)
+        if bool(self.meta.get("canonical_keys", True)) != game.canonical_keys:
+            raise SpecMismatch(f"{self.path} was built with canonical_keys="
+                               f"{self.meta.get('canonical_keys')}")
+
+    @property
+    def complete(self) -> bool:
+        """True when the file holds a finished build."""
+        return bool(self.meta.get("status") == "complete")
+
+    def ensure_layers(self, counts: dict[int, int]) -> None:
+        """Record the number of states of every layer (once, at the first start)."""
+        self._raw.execute("BEGIN")
+        self._raw.executemany(
+            "INSERT OR IGNORE INTO layers(layer, states, done, seconds, max_gap) "
+            "VALUES (?, ?, 0, 0.0, 0.0)", [(int(k), int(v)) for k, v in counts.items()])
+        self._raw.execute("COMMIT")
+
+    def done_counts(self) -> dict[int, int]:
+        """Return layer -> number of states already stored."""
+        rows = self._conn.execute(select(schema.layers.c.layer, schema.layers.c.done))
+        return {int(layer): int(done) for layer, done in rows}
+
+    def layer_values(self, layer: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """Return the stored keys (sorted) and values of one layer."""
+        rows = self._raw.execute(
+            "SELECT key, value FROM states WHERE layer = ? ORDER BY key", (layer,)).fetchall()
+        if not rows:
+            return np.empty(0, np.int64), np.empty(0, np.float64)
+        keys, values = zip(*rows)
+        return np.array(keys, np.int64), np.array(values, np.float64)
+
+    def write_chunk(self, rows: ChunkRows) -> None:
+        """Store one solved chunk and its progress in a single transaction."""
+        raw = self._raw
+        raw.execute("BEGIN")
+        try:
+            raw.executemany("INSERT INTO states(key, layer, value, gap) VALUES (?, ?, ?, ?)",
+                            zip(rows.keys.tolist(), [rows.layer] * len(rows.keys),
+                                rows.values.tolist(), rows.gaps.tolist()))
+            raw.executemany("INSERT INTO strategies(key, player, action, prob) VALUES (?, ?, ?, ?)",
+                            zip(rows.strategy_keys.tolist(), rows.strategy_players.tolist(),
+                                rows.strategy_actions.tolist(), rows.strategy_probs.tolist()))
+            max_gap = float(rows.gaps.max()) if len(rows.gaps) else 0.0
+            raw.execute("UPDATE layers SET done = done + ?, seconds = seconds + ?, "
+                        "max_gap = max(max_gap, ?) WHERE layer = ?",
+                        (len(rows.keys), rows.seconds, max_gap, rows.layer))
+            raw.execute("COMMIT")
+        except BaseException:
+            raw.execute("ROLLBACK")
+            raise
+
+    def finalize(self, values: dict[str, Any]) -> None:
+        """Index the strategies and mark the build complete."""
+        self._raw.execute("BEGIN")
+        schema.strategy_index.create(self._conn, checkfirst=True)
+        write_meta(self._conn, {**values, "status": "complete"})
+        self._raw.execute("COMMIT")
+        self.meta = read_meta(self._conn, self.path)
+
+    def close(self) -> None:
+        """Checkpoint the WAL and release the file."""
+        try:
+            self._raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            self._conn.close()
+            self._engine.dispose()
+
+
+def _params(game: Game[Any]) -> dict[str, Any]:
+    return {p.name: getattr(game, p.name) for p in type(game).params}  # type: ignore[attr-defined]

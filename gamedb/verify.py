@@ -1,0 +1,133 @@
+"""Check a database from its own contents: every stage game re-derived and re-checked.
+
+For each stored position the stage matrix is rebuilt from the stored values of its
+successors (through the game's layer face), and the stored strategies must form an
+equilibrium of it with the stored value: ``max_i (M y)_i - min_j (x M)_j <= tolerance``
+and ``min_j (x M)_j - tol <= value <= max_i (M y)_i + tol``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from gamedb.solver.backward import ValueTable, batches, stage_matrices
+from gamedb.solver.matrix_game import TOLERANCE
+from gamedb.store import open_db
+
+Floats = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class StageGames:
+    """A batch of stored positions with their re-derived stage games."""
+
+    layer: int
+    keys: npt.NDArray[np.int64]
+    n_rows: npt.NDArray[np.int64]
+    n_cols: npt.NDArray[np.int64]
+    payoffs: Floats
+    """Stage matrices (B, R, C) rebuilt from stored successor values (padded)."""
+    values: Floats
+    """Stored values (B,)."""
+    row_strategies: Floats
+    col_strategies: Floats
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """Outcome of ``verify``."""
+
+    states: int
+    checked: int
+    max_gap: float
+    failures: int
+    failing_keys: list[int] = field(default_factory=list)
+    layers: dict[int, tuple[int, float, int]] = field(default_factory=dict)
+    """layer -> (checked, max gap, failures)."""
+
+    @property
+    def ok(self) -> bool:
+        """True when every checked position is an equilibrium within tolerance."""
+        return self.failures == 0 and self.checked > 0
+
+
+def stage_games(path: str | Path) -> Iterator[StageGames]:
+    """Yield every stored position's stage game and stored solution, layer by layer."""
+    with open_db(path) as db:
+        game = db.game
+    conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+    try:
+        rows = np.array(conn.execute("SELECT key, layer, value FROM states ORDER BY key").fetchall(),
+                        dtype=np.float64).reshape(-1, 3)
+        keys, layer_of, values = rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), rows[:, 2]
+        table = ValueTable()
+        table.add(-1, keys, values)
+        for layer in sorted(set(layer_of.tolist())):
+            mine = layer_of == layer
+            probe = game.expand(keys[mine][:1])
+            for batch in batches(keys[mine], int(np.prod(probe.succ.shape[1:]))):
+                exp = game.expand(batch)
+                x, y = _strategies(conn, exp.keys, exp.row_actions, exp.col_actions)
+                yield StageGames(layer, batch, exp.n_rows, exp.n_cols, stage_matrices(exp, table),
+                                 table.lookup(batch), x, y)
+    finally:
+        conn.close()
+
+
+def _strategies(conn: sqlite3.Connection, keys: npt.NDArray[np.int64],
+                row_labels: npt.NDArray[np.int64],
+                col_labels: npt.NDArray[np.int64]) -> tuple[Floats, Floats]:
+    rows = conn.execute(
+        "SELECT key, player, action, prob FROM strategies WHERE key BETWEEN ? AND ?",
+        (int(keys[0]), int(keys[-1]))).fetchall()
+    data = np.array(rows, dtype=np.float64).reshape(-1, 4)
+    out = (np.zeros(row_labels.shape), np.zeros(col_labels.shape))
+    skey = data[:, 0].astype(np.int64)
+    pos = np.searchsorted(keys, skey).clip(0, len(keys) - 1)
+    mine = keys[pos] == skey
+    for player, labels, target in ((1, row_labels, out[0]), (2, col_labels, out[1])):
+        sel = mine & (data[:, 1] == player)
+        i, action = pos[sel], data[sel, 2].astype(np.int64)
+        j = np.argmax(labels[i] == action[:, None], axis=1)
+        np.add.at(target, (i, j), data[sel, 3])
+    return out
+
+
+def verify(path: str | Path, *, tolerance: float = TOLERANCE) -> VerifyReport:
+    """Re-check every stored position of the file at ``path``."""
+    per_layer: dict[int, tuple[int, float, int]] = {}
+    failing: list[int] = []
+    for games in stage_games(path):
+        gaps, bad = _check(games, tolerance)
+        checked, worst, fails = per_layer.get(games.layer, (0, 0.0, 0))
+        per_layer[games.layer] = (checked + len(gaps), max(worst, float(gaps.max(initial=0.0))),
+                                  fails + int(bad.sum()))
+        failing.extend(games.keys[bad][: 20 - len(failing)].tolist())
+    checked = sum(c for c, _, _ in per_layer.values())
+    return VerifyReport(checked, checked, max((g for _, g, _ in per_layer.values()), default=0.0),
+                        sum(f for _, _, f in per_layer.values()), failing, per_layer)
+
+
+def _check(games: StageGames, tolerance: float) -> tuple[Floats, npt.NDArray[np.bool_]]:
+    M, x, y = games.payoffs, games.row_strategies, games.col_strategies
+    R, C = M.shape[1:]
+    # Padded actions must not count: they carry zero probability in x, y; mask them out.
+    best_row = np.einsum("brc,bc->br", M, y)
+    worst_col = np.einsum("br,brc->bc", x, M)
+    row_pad = np.arange(R)[None, :] >= games.n_rows[:, None]
+    col_pad = np.arange(C)[None, :] >= games.n_cols[:, None]
+    upper = np.where(row_pad, -np.inf, best_row).max(axis=1)
+    lower = np.where(col_pad, np.inf, worst_col).min(axis=1)
+    gaps = upper - lower
+    scale = np.maximum(1.0, np.abs(np.where(row_pad[:, :, None] | col_pad[:, None, :], 0, M)).max(axis=(1, 2)))
+    sums_ok = np.isclose(x.sum(1), 1, atol=1e-9) & np.isclose(y.sum(1), 1, atol=1e-9)
+    bad = ((gaps > tolerance * scale) | ~sums_ok | (x < 0).any(1) | (y < 0).any(1)
+           | (games.values > upper + tolerance * scale) | (games.values < lower - tolerance * scale))
+    return gaps, bad
+

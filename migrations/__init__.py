@@ -1,0 +1,1 @@
+"""Alembic scripts of the gamedb file format (installed as ``gamedb.migrations``)."""

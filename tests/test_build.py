@@ -1,0 +1,122 @@
+"""The builder end to end on Jujitsu: known facts, exact reductions, resume."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gamedb.build import build
+from gamedb.games import load_game
+from gamedb.store import open_db
+from gamedb.verify import stage_games, verify
+
+
+def _dump(path: Path) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    with sqlite3.connect(path) as conn:
+        return (conn.execute("SELECT * FROM states ORDER BY key").fetchall(),
+                conn.execute("SELECT * FROM strategies ORDER BY key, player, action").fetchall(),
+                conn.execute("SELECT layer, states, done, max_gap FROM layers ORDER BY layer").fetchall())
+
+
+@pytest.mark.parametrize("ties", ["carry", "discard"])
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 7, 8])
+def test_root_value_is_zero_by_symmetry(built, n: int, ties: str) -> None:  # type: ignore[no-untyped-def]
+    with open_db(built(f"jujitsu(num_cards={n},ties={ties})")) as db:
+        assert db.info().status == "complete"
+        assert db.probe("start").value == pytest.approx(0.0, abs=1e-12)
+        assert db.info().root_value == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [4, 5, 6, 7, 8])
+def test_root_equilibrium_never_plays_the_highest_card(built, n: int) -> None:  # type: ignore[no-untyped-def]
+    # Sanwal & Drechsler 2002: for n = 4..8 the optimal root strategy avoids card n
+    # (and, for n = 7, card 6 as well).
+    with open_db(built(f"jujitsu(num_cards={n})")) as db:
+        entry = db.probe("start")
+    avoided = {n, n - 1} if n == 7 else {n}
+    for player in (1, 2):
+        assert sum(entry.strategies[player].values()) == pytest.approx(1.0, abs=1e-12)
+        assert all(entry.strategies[player].get(card, 0.0) == 0.0 for card in avoided)
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6, 7])
+def test_uniform_play_is_optimal_everywhere_when_ties_are_discarded(built, n: int) -> None:  # type: ignore[no-untyped-def]
+    path = built(f"jujitsu(num_cards={n},ties=discard)")
+    for games in stage_games(path):
+        rows, cols = games.payoffs.shape[1:]
+        uniform_x, uniform_y = np.full(rows, 1 / rows), np.full(cols, 1 / cols)
+        guaranteed = (uniform_x @ games.payoffs).min(axis=1)      # uniform row vs best reply
+        conceded = (games.payoffs @ uniform_y).max(axis=1)        # best row reply vs uniform
+        assert np.allclose(guaranteed, games.values, atol=1e-9)
+        assert np.allclose(conceded, games.values, atol=1e-9)
+
+
+@pytest.mark.parametrize("ties", ["carry", "discard"])
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_canonical_and_uncanonical_builds_agree_on_every_position(built, n: int, ties: str) -> None:  # type: ignore[no-untyped-def]
+    spec = f"jujitsu(num_cards={n},ties={ties})"
+    raw_path = built(spec, canonical_keys=False)
+    with sqlite3.connect(raw_path) as conn:
+        raw = conn.execute("SELECT key, value FROM states").fetchall()
+    with open_db(raw_path) as raw_db, open_db(built(spec)) as db:
+        raw_game = raw_db.game
+        for key, value in raw:
+            state = raw_game.decode(key)
+            assert db.probe(state).value == pytest.approx(value, abs=1e-12), raw_game.format_position(state)
+        assert len(raw) > db.info().states
+
+
+@pytest.mark.parametrize("spec", ["jujitsu(num_cards=7)", "jujitsu(num_cards=6,ties=discard)"])
+def test_every_stored_solution_has_gap_below_tolerance(built, spec: str) -> None:  # type: ignore[no-untyped-def]
+    report = verify(built(spec))
+    assert report.checked == report.states > 0
+    assert report.max_gap <= 1e-9 and report.failures == 0
+
+
+def test_interrupted_build_resumes_to_the_identical_database(tmp_path: Path) -> None:
+    spec = "jujitsu(num_cards=7)"
+    reference = tmp_path / "reference.sqlite"
+    build(spec, reference, chunk_size=64)
+    resumed = tmp_path / "resumed.sqlite"
+    for stop_after in (3, 5, 8, 1000):
+        calls = []
+
+        def interrupt(done: int, total: int) -> None:
+            calls.append(done)
+            if len(calls) == stop_after:
+                raise KeyboardInterrupt
+
+        try:
+            report = build(spec, resumed, chunk_size=64, on_progress=interrupt)
+        except KeyboardInterrupt:
+            with open_db(resumed) as db:
+                assert db.info().status == "building"
+            continue
+        assert report.status == "complete" and 0 < report.solved < report.states
+    assert _dump(resumed) == _dump(reference)
+
+
+def test_finished_database_is_not_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / "j5.sqlite"
+    first = build("jujitsu(num_cards=5)", path)
+    before = path.stat().st_mtime_ns, _dump(path)
+    again = build("jujitsu(num_cards=5)", path)
+    assert first.solved == first.states and again.solved == 0
+    assert again.root_value == first.root_value and _dump(path) == before[1]
+
+
+def test_parallel_workers_write_the_same_database(tmp_path: Path) -> None:
+    build("jujitsu(num_cards=7)", tmp_path / "one.sqlite", chunk_size=100)
+    build("jujitsu(num_cards=7)", tmp_path / "two.sqlite", chunk_size=100, workers=2)
+    assert _dump(tmp_path / "one.sqlite") == _dump(tmp_path / "two.sqlite")
+
+
+def test_build_refuses_a_file_of_another_spec(tmp_path: Path) -> None:
+    from gamedb.store import SpecMismatch
+    path = tmp_path / "j4.sqlite"
+    build("jujitsu(num_cards=4)", path)
+    with pytest.raises(SpecMismatch, match="holds jujitsu\\(num_cards=4,ties=carry\\)"):
+        build(load_game("jujitsu(num_cards=5)"), path)
