@@ -182,8 +182,8 @@ def show(db_path: Path, position: str, as_json: bool) -> None:
     """
     with open_db(db_path) as db:
         entry = db.probe(position)
-        spec = db.game.spec
-    click.echo(json.dumps(_entry_json(spec, entry)) if as_json else _entry_table(spec, entry))
+        spec, noun = db.game.spec, db.game.action_noun
+    click.echo(json.dumps(_entry_json(spec, entry)) if as_json else _entry_table(spec, entry, noun))
 
 
 def _entry_json(spec: str, entry: Entry) -> dict[str, Any]:
@@ -193,11 +193,11 @@ def _entry_json(spec: str, entry: Entry) -> dict[str, Any]:
             "strategy": strategy}
 
 
-def _entry_table(spec: str, entry: Entry) -> str:
+def _entry_table(spec: str, entry: Entry, noun: str) -> str:
     head = [f"{spec}", f"position  {entry.position}", f"value     {entry.value:+.6f}"]
     actions = sorted({a for s in entry.strategies.values() for a in s})
     if not actions:
-        return "\n".join(head + ["(no moves: the game is over)"])
+        return "\n".join(head + ["(no moves here: the game is over or a chance draw is next)"])
     rows = [(str(a), *(f"{entry.strategies[p].get(a, 0.0):.4f}" for p in (1, 2)))
             for a in actions]
-    return "\n".join(head + [""]) + _table(("card", "player 1", "player 2"), rows)
+    return "\n".join(head + [""]) + _table((noun, "player 1", "player 2"), rows)

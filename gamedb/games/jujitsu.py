@@ -78,6 +78,7 @@ class Jujitsu:
         self.spec = f"jujitsu(num_cards={num_cards},ties={ties})"
         self.key_layout = "jujitsu-v1" + ("" if canonical_keys else "-raw")
         self.layer_span = 1  # every trick uses one card of each hand
+        self.action_noun = "card"
 
     # -- reference face ------------------------------------------------------------
 
@@ -85,6 +86,10 @@ class Jujitsu:
         """Return the start: both players hold every card."""
         hand = full(self.num_cards)
         return [(1.0, JujitsuState(hand, hand, 0, 0))]
+
+    def chance(self, s: JujitsuState) -> Distribution[JujitsuState] | None:
+        """Return None: Jujitsu has no chance nodes."""
+        return None
 
     def actions(self, s: JujitsuState) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Return the cards each player may play."""

@@ -104,6 +104,9 @@ class GameDB:
         payoff = self.game.value(state)
         if payoff is not None:
             return Entry(text, payoff)
+        draws = self.game.chance(state)
+        if draws is not None:  # before a chance draw: expected value, no strategy
+            return Entry(text, sum(p * self.probe(child).value for p, child in draws))
         canon = self.game.canonical(state)
         row = self._conn.execute(
             select(schema.states.c.value, schema.states.c.gap)
