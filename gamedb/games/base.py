@@ -28,6 +28,29 @@ Floats: TypeAlias = npt.NDArray[np.float64]
 #: Key of a successor that is terminal (its payoff is in ``Expansion.weight``).
 TERMINAL = -1
 
+#: Every key holds its layer in bits 48 and up, so keys sort by layer: the builder then
+#: only ever appends to the SQLite B-trees (layers are solved in increasing order) and a
+#: layer is a key range (resume needs no index). Games keep their fields below bit 48.
+LAYER_SHIFT = 48
+
+
+def layer_bounds(layer: int) -> tuple[int, int]:
+    """Return the smallest and largest key a layer can hold.
+
+    >>> layer_bounds(1)
+    (281474976710656, 562949953421311)
+    """
+    return layer << LAYER_SHIFT, ((layer + 1) << LAYER_SHIFT) - 1
+
+
+def layers_of(keys: Keys) -> Keys:
+    """Return the layer of every key (its bits from ``LAYER_SHIFT`` up).
+
+    >>> layers_of(np.array([3 << LAYER_SHIFT | 12345])).tolist()
+    [3]
+    """
+    return np.asarray(keys, dtype=np.int64) >> LAYER_SHIFT
+
 
 class GameError(ValueError):
     """A spec, parameter or position that does not describe a valid game or state."""
@@ -76,6 +99,9 @@ class Canonical:
     """True when the stored position has the players swapped (value negated)."""
     actions: tuple[Mapping[int, int], Mapping[int, int]]
     """For real player 1 and 2: real action -> stored action label."""
+    offset: float = 0.0
+    """Payoff already banked that the key leaves out (e.g. the score in a
+    point-difference game): real value = sign * stored value + offset."""
 
     def stored_player(self, player: int) -> int:
         """Return the stored player (1 or 2) that plays for real ``player``."""
@@ -95,7 +121,9 @@ class Expansion:
     ``M[i, a, b] = sum_k (weight * V[succ] if succ >= 0 else weight)[i, a, b, k]``
     where ``V`` is the stored value of a canonical key: ``weight`` folds in the chance
     probability and the player-swap sign, or is the terminal payoff when ``succ`` is
-    ``TERMINAL``. Padded actions and outcomes have ``succ == TERMINAL`` and weight 0.
+    ``TERMINAL``. A ``TERMINAL`` entry beside other outcomes carries an immediate reward
+    (prob x points banked this move, or ``Canonical.offset``). Padded actions and
+    outcomes have ``succ == TERMINAL`` and weight 0.
     """
 
     keys: Keys
@@ -195,6 +223,7 @@ def _outcomes(game: Game[Any], dist: Distribution[Any]) -> list[tuple[int, float
             continue
         canon = game.canonical(state)
         merged[canon.key] = merged.get(canon.key, 0.0) + prob * canon.sign
+        terminal += prob * canon.offset
     items = sorted(merged.items())
     return ([(TERMINAL, terminal)] if terminal or not items else []) + items
 
@@ -277,6 +306,6 @@ def parse_int(fields: Mapping[str, str], name: str) -> int:
 
 __all__ = [
     "TERMINAL", "Canonical", "Distribution", "Expansion", "Game", "GameError", "Keys",
-    "Param", "Root", "StateKey", "format_cards", "parse_cards", "parse_fields",
+    "LAYER_SHIFT", "Param", "Root", "StateKey", "layer_bounds", "layers_of", "format_cards", "parse_cards", "parse_fields",
     "reference_expand", "root_of",
 ]

@@ -30,8 +30,8 @@ import numpy as np
 
 from gamedb.bits import Mask, cards, compress, full, mask_of, popcount, without
 from gamedb.games.base import (
-    Canonical, Distribution, Expansion, GameError, Keys, Param, format_cards, parse_cards,
-    parse_fields, parse_int, require_fields,
+    LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, format_cards,
+    layers_of, parse_cards, parse_fields, parse_int, require_fields,
 )
 
 _POT_BITS = 5
@@ -45,8 +45,8 @@ class JujitsuState:
 
     Key bit layout for ``n`` cards (least significant bit on the right)::
 
-        | diff + 32 (6 bits) | pot (5 bits) | hand2 (n bits) | hand1 (n bits) |
-        ^ bit 2n + 5         ^ bit 2n        ^ bit n          ^ bit 0
+        | cards left | 0... | diff + 32 (6 bits) | pot (5 bits) | hand2 (n) | hand1 (n) |
+        ^ bit 48             ^ bit 2n + 5         ^ bit 2n       ^ bit n     ^ bit 0
 
     Card ``c`` of a hand is bit ``c - 1`` of its field.
     """
@@ -122,7 +122,7 @@ class Jujitsu:
         n = self.num_cards
         return JujitsuState(key & full(n), key >> n & full(n),
                             key >> 2 * n & full(_POT_BITS),
-                            (key >> (2 * n + _POT_BITS)) - _DIFF_OFFSET)
+                            (key >> (2 * n + _POT_BITS) & full(_DIFF_BITS)) - _DIFF_OFFSET)
 
     def canonical(self, s: JujitsuState) -> Canonical:
         """Return the stored key of ``s`` and how real cards map to stored labels."""
@@ -159,7 +159,7 @@ class Jujitsu:
 
     def layer_of(self, keys: Keys) -> Keys:
         """Return the layer (cards left) of every key."""
-        return _popcount_low(keys, self.num_cards)
+        return layers_of(keys)
 
     def expand(self, keys: Keys) -> Expansion:
         """Return the successors of a batch of keys that share one layer."""
@@ -183,7 +183,12 @@ def _check_reachable(n: int, k1: int, k2: int, pot: int, diff: int, ties: str) -
 
 @numba.njit(cache=True)
 def _encode(h1, h2, pot, diff, n):  # type: ignore[no-untyped-def]
-    return h1 | (h2 << n) | (pot << (2 * n)) | ((diff + _DIFF_OFFSET) << (2 * n + _POT_BITS))
+    left, h = 0, h1
+    while h:
+        h &= h - 1
+        left += 1
+    return (h1 | (h2 << n) | (pot << (2 * n)) | ((diff + _DIFF_OFFSET) << (2 * n + _POT_BITS))
+            | (left << LAYER_SHIFT))
 
 
 @numba.njit(cache=True)
@@ -229,7 +234,7 @@ def _expand(keys, k, n, carry, canonical):  # type: ignore[no-untyped-def]
         key = keys[i]
         h1, h2 = key & hand, (key >> n) & hand
         pot = (key >> (2 * n)) & ((1 << _POT_BITS) - 1)
-        diff = (key >> (2 * n + _POT_BITS)) - _DIFF_OFFSET
+        diff = ((key >> (2 * n + _POT_BITS)) & ((1 << _DIFF_BITS) - 1)) - _DIFF_OFFSET
         _fill_cards(h1, c1)
         _fill_cards(h2, c2)
         row[i, :] = c1
@@ -268,16 +273,3 @@ def _fill_cards(mask, out):  # type: ignore[no-untyped-def]
         out[j] = c
         j += 1
         mask ^= low
-
-
-@numba.njit(cache=True)
-def _popcount_low(keys, n):  # type: ignore[no-untyped-def]
-    out = np.empty(keys.shape[0], np.int64)
-    hand = (1 << n) - 1
-    for i in range(keys.shape[0]):
-        h, c = keys[i] & hand, 0
-        while h:
-            h &= h - 1
-            c += 1
-        out[i] = c
-    return out

@@ -24,8 +24,11 @@ Bland's smallest-index rule. Only degenerate pivots can cycle and Bland's rule c
 degenerate games ({-1, 0, 1} entries, duplicated rows and columns) while keeping
 Dantzig's speed (on random 13 x 13 {-1, 0, 1} games, switching at the first degenerate
 pivot needs 50% more pivots). Right-hand sides within 1e-13 of zero are snapped to zero
-so that degenerate ties are exact. A game that does not finish gets a NaN value;
-`solve_games` re-solves it on the reference path.
+so that degenerate ties are exact ties, which is all Bland's rule needs. Under Dantzig's
+rule the ratio test prefers, among the rows that the step takes to within 1e-13 of
+zero, the one with the largest pivot (a simple form of Harris' ratio test); a row with
+a smaller pivot then goes at most 1e-13 negative. A game that does not finish gets a
+NaN value; `solve_games` re-solves it on the reference path.
 """
 
 from __future__ import annotations
@@ -38,7 +41,6 @@ _SADDLE_TOL = 1e-12  # relative to the payoff range
 _COST_TOL = 1e-11  # a reduced cost below -_COST_TOL may enter
 _PIVOT_TOL = 1e-9  # smallest admissible pivot element (entries of M' lie in [1, 2])
 _ZERO_RHS = 1e-13  # right-hand sides below this are snapped to exactly 0
-_TIE_TOL = 1e-12  # ratios this close count as a tie in the ratio test
 _GRID = 2.0**52  # probabilities are rounded to multiples of 2**-52 (see _normalize)
 
 _Floats = npt.NDArray[np.float64]
@@ -122,7 +124,7 @@ def _solve_one(
     tableau, basic, nonbasic, col_max = work
     maxmin, best_row, lo, bad = _scan(game, m, n, col_max)
     minmax, best_col, hi = _column_extremes(col_max, n)
-    if bad != 0.0:  # NaN or infinite entries
+    if bad != 0.0 or hi - lo == np.inf:  # NaN or infinite entries, or range overflow
         return np.nan
     if minmax - maxmin <= _SADDLE_TOL * (hi - lo):
         x[best_row] = 1.0
@@ -235,19 +237,22 @@ def _entering(tableau: _Floats, m: int, n: int, nonbasic: _Ints, bland: bool) ->
 def _leaving(
     tableau: _Floats, m: int, n: int, q: int, basic: _Ints, bland: bool
 ) -> int:
-    """Row to leave by the ratio test; ties go to the smallest label (Bland) or pivot."""
-    best = -1
+    """Leaving row by the ratio test, or -1; see the module docstring for ties."""
     best_ratio = np.inf
+    for i in range(m):
+        if tableau[i, q] > _PIVOT_TOL:
+            best_ratio = min(best_ratio, max(tableau[i, n], 0.0) / tableau[i, q])
+    best = -1
     for i in range(m):
         a = tableau[i, q]
         if a <= _PIVOT_TOL:
             continue
-        ratio = tableau[i, n] / a
-        if best < 0 or ratio < best_ratio - _TIE_TOL:
-            best, best_ratio = i, ratio
-        elif ratio <= best_ratio + _TIE_TOL:
-            if (bland and basic[i] < basic[best]) or (not bland and a > tableau[best, q]):
-                best, best_ratio = i, min(ratio, best_ratio)
+        if bland:
+            tie = max(tableau[i, n], 0.0) / a == best_ratio
+            if tie and (best < 0 or basic[i] < basic[best]):
+                best = i
+        elif tableau[i, n] - a * best_ratio <= _ZERO_RHS and (best < 0 or a > tableau[best, q]):
+            best = i
     return best
 
 
@@ -265,7 +270,7 @@ def _pivot(tableau: _Floats, m: int, n: int, p: int, q: int) -> None:
         for j in range(n + 1):
             tableau[i, j] -= factor * tableau[p, j]
         tableau[i, q] = -factor * inverse
-        if i < m and tableau[i, n] < _ZERO_RHS:
+        if i < m and abs(tableau[i, n]) < _ZERO_RHS:
             tableau[i, n] = 0.0
 
 

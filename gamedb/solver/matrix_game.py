@@ -10,6 +10,7 @@ LPs are known to fail on these degenerate games.
 from __future__ import annotations
 
 from collections.abc import Iterator
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,8 +21,8 @@ from gamedb.solver.kernel import solve_batch
 from gamedb.solver.reference import solve_lp
 from gamedb.solver.solution import MatrixSolution, gap
 
-__all__ = ["TOLERANCE", "BatchSolution", "MatrixSolution", "gap", "solve_games",
-           "solve_matrix_game"]
+__all__ = ["TOLERANCE", "BatchSolution", "MatrixSolution", "batch_gaps", "gap",
+           "solve_games", "solve_matrix_game"]
 
 TOLERANCE = 1e-9
 """Largest accepted gap, relative to max(1, payoff range of the game)."""
@@ -104,19 +105,16 @@ def solve_games(
     gaps, ranges = batch_gaps(matrices, rows, cols, row_strategies, col_strategies)
     bad = np.flatnonzero(~np.isfinite(ranges))
     if bad.size:
-        raise ValueError(f"game {bad[0]} has a non-finite payoff")
+        raise ValueError(f"game {bad[0]} has a non-finite payoff or payoff range")
     limits = tolerance * np.maximum(1.0, ranges)
     failed = np.flatnonzero(~(gaps <= limits))  # NaN gaps fail too
+    batch = BatchSolution(values, row_strategies, col_strategies, gaps, len(failed), 0)
     exact = 0
     for k in failed:
-        solution, used_exact = _resolve(matrices[k, : rows[k], : cols[k]], limits[k])
+        solution, used_exact = _fallback(matrices[k, : rows[k], : cols[k]], limits[k])
+        _store(batch, k, solution)
         exact += used_exact
-        values[k], gaps[k] = solution.value, solution.gap
-        row_strategies[k] = 0.0
-        col_strategies[k] = 0.0
-        row_strategies[k, : rows[k]] = solution.row_strategy
-        col_strategies[k, : cols[k]] = solution.col_strategy
-    return BatchSolution(values, row_strategies, col_strategies, gaps, len(failed), exact)
+    return dataclasses.replace(batch, exact=exact)
 
 
 def batch_gaps(
@@ -145,11 +143,12 @@ def batch_gaps(
     batch, max_rows, max_cols = payoffs.shape
     gaps, ranges = np.empty(batch), np.empty(batch)
     step = max(1, _CHUNK // max(1, max_rows * max_cols))
-    for part in _chunks(batch, step):
-        gaps[part], ranges[part] = _gaps_of_chunk(
-            payoffs[part], n_rows[part], n_cols[part],
-            row_strategies[part], col_strategies[part],
-        )
+    with np.errstate(invalid="ignore", over="ignore"):  # non-finite games give NaN
+        for part in _chunks(batch, step):
+            gaps[part], ranges[part] = _gaps_of_chunk(
+                payoffs[part], n_rows[part], n_cols[part],
+                row_strategies[part], col_strategies[part],
+            )
     return gaps, ranges
 
 
@@ -182,12 +181,21 @@ def _gaps_of_chunk(
     return best_row - best_col, ranges
 
 
-def _resolve(matrix: _Floats, limit: float) -> tuple[MatrixSolution, bool]:
-    """Re-solve one game with HiGHS, then exactly; return it and whether exact was used."""
+def _fallback(matrix: _Floats, limit: float) -> tuple[MatrixSolution, bool]:
+    """Re-solve a game with HiGHS, else exactly; return it and whether exact was used."""
     try:
         solution = solve_lp(matrix)
     except RuntimeError:
-        solution = None
-    if solution is not None and solution.gap <= limit:
-        return solution, False
+        pass  # HiGHS gave up: the exact solver cannot
+    else:
+        if solution.gap <= limit:
+            return solution, False
     return solve_exact(matrix).to_matrix_solution(), True
+
+
+def _store(batch: BatchSolution, k: int, solution: MatrixSolution) -> None:
+    m, n = len(solution.row_strategy), len(solution.col_strategy)
+    batch.values[k], batch.gaps[k] = solution.value, solution.gap
+    batch.row_strategies[k], batch.col_strategies[k] = 0.0, 0.0
+    batch.row_strategies[k, :m] = solution.row_strategy
+    batch.col_strategies[k, :n] = solution.col_strategy

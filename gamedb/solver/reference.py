@@ -35,22 +35,34 @@ def solve_lp(payoffs: npt.ArrayLike) -> MatrixSolution:
     (True, [0.333333, 0.333333, 0.333333])
     """
     matrix = _as_matrix(payoffs)
-    m, n = matrix.shape
     lo, hi = float(matrix.min()), float(matrix.max())
     scale = hi - lo if hi > lo else 1.0
-    # The LP, after OpenSpiel's lp_solver.solve_zero_sum_matrix_game, on the payoffs
-    # mapped onto [0, 1] (HiGHS' tolerances are absolute), A = (M - lo) / scale:
-    #
-    #     max  v
-    #     s.t. sum_i x_i A_ij >= v   for every column j    (dual y_j >= 0)
-    #          sum_i x_i       = 1                         (dual w, free)
-    #          x >= 0,  v free.
-    #
-    # Its dual is the column player's LP, min w s.t. sum_j A_ij y_j <= w for every
-    # row i, sum_j y_j = 1, y >= 0, so one solve gives both strategies. linprog
-    # minimises -v with the column constraints written as v - (x A)_j <= 0; HiGHS
-    # reports d(-v*)/d b_j as ineqlin.marginals, which is -y_j. Value = lo + scale v*.
-    scaled = (matrix - lo) / scale
+    row_weights, col_weights, scaled_value = _solve_scaled((matrix - lo) / scale)
+    row_strategy = normalize_strategy(row_weights)
+    col_strategy = normalize_strategy(col_weights)
+    return MatrixSolution(
+        lo + scale * scaled_value, row_strategy, col_strategy,
+        gap(matrix, row_strategy, col_strategy),
+    )
+
+
+# The LP, after OpenSpiel's lp_solver.solve_zero_sum_matrix_game, on the payoffs mapped
+# onto [0, 1] (HiGHS' tolerances are absolute), A = (M - lo) / (hi - lo):
+#
+#     max  v
+#     s.t. sum_i x_i A_ij >= v   for every column j    (dual y_j >= 0)
+#          sum_i x_i       = 1                         (dual w, free)
+#          x >= 0,  v free.
+#
+# Its dual is the column player's LP, min w s.t. sum_j A_ij y_j <= w for every row i,
+# sum_j y_j = 1, y >= 0, so one solve gives both strategies. linprog minimises -v with
+# the column constraints written as v - (x A)_j <= 0; HiGHS reports d(-v*)/d b_j as
+# ineqlin.marginals, which is -y_j. The value of M is lo + (hi - lo) v*.
+def _solve_scaled(
+    scaled: npt.NDArray[np.float64],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
+    """Return (x, y, v) of the LP above; x and y are exact up to HiGHS' rounding."""
+    m, n = scaled.shape
     objective = np.zeros(m + 1)
     objective[-1] = -1.0
     result = linprog(
@@ -65,12 +77,7 @@ def solve_lp(payoffs: npt.ArrayLike) -> MatrixSolution:
     )
     if result.status != 0:
         raise RuntimeError(f"HiGHS failed on a {m}x{n} game: {result.message}")
-    row_strategy = normalize_strategy(result.x[:m])
-    col_strategy = normalize_strategy(-result.ineqlin.marginals)
-    value = lo + scale * float(result.x[-1])
-    return MatrixSolution(
-        value, row_strategy, col_strategy, gap(matrix, row_strategy, col_strategy)
-    )
+    return result.x[:m], -result.ineqlin.marginals, float(result.x[-1])
 
 
 def _as_matrix(payoffs: npt.ArrayLike) -> npt.NDArray[np.float64]:

@@ -121,7 +121,8 @@ class GameDB:
             real_of = {label: real for real, label in canon.actions[player - 1].items()}
             mine = canon.stored_player(player)
             strategies[player] = {real_of[a]: p for pl, a, p in stored if pl == mine}
-        return Entry(text, canon.sign * row.value + 0.0, strategies, canon.key, row.gap)
+        value = canon.sign * row.value + canon.offset + 0.0
+        return Entry(text, value, strategies, canon.key, row.gap)
 
     def get(self, position: Any, default: Entry | None = None) -> Entry | None:
         """Like ``probe`` but return ``default`` for a position that is not stored."""

@@ -25,6 +25,7 @@ def writable_engine(path: Path) -> Engine:
         dbapi_conn.execute("PRAGMA journal_mode=WAL")
         dbapi_conn.execute("PRAGMA synchronous=NORMAL")
         dbapi_conn.execute("PRAGMA busy_timeout=5000")
+        dbapi_conn.execute("PRAGMA cache_size=-262144")  # 256 MiB of page cache
 
     return engine
 

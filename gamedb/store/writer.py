@@ -18,7 +18,7 @@ import numpy.typing as npt
 from sqlalchemy import select, text
 
 import gamedb
-from gamedb.games.base import Game
+from gamedb.games.base import Game, layer_bounds
 from gamedb.store import schema
 from gamedb.store.database import game_for_meta
 from gamedb.store.engine import read_meta, writable_engine, write_meta
@@ -96,8 +96,8 @@ class Writer:
 
     def layer_values(self, layer: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """Return the stored keys (sorted) and values of one layer."""
-        rows = self._raw.execute(
-            "SELECT key, value FROM states WHERE layer = ? ORDER BY key", (layer,)).fetchall()
+        rows = self._raw.execute("SELECT key, value FROM states WHERE key BETWEEN ? AND ? "
+                                 "ORDER BY key", layer_bounds(layer)).fetchall()
         if not rows:
             return np.empty(0, np.int64), np.empty(0, np.float64)
         keys, values = zip(*rows)
