@@ -25,9 +25,9 @@ degenerate games ({-1, 0, 1} entries, duplicated rows and columns) while keeping
 Dantzig's speed (on random 13 x 13 {-1, 0, 1} games, switching at the first degenerate
 pivot needs 50% more pivots). Right-hand sides within 1e-13 of zero are snapped to zero
 so that degenerate ties are exact ties, which is all Bland's rule needs. Under Dantzig's
-rule the ratio test prefers, among the rows that the step takes to within 1e-13 of
-zero, the one with the largest pivot (a simple form of Harris' ratio test); a row with
-a smaller pivot then goes at most 1e-13 negative. A game that does not finish gets a
+rule the ratio test is Harris' two-pass test (P. M. J. Harris, Math. Prog. 5, 1973):
+among the rows whose ratio is within the longest step that takes no right-hand side
+below -1e-13, the largest pivot wins, for stability. A game that does not finish gets a
 NaN value; `solve_games` re-solves it on the reference path.
 """
 
@@ -238,20 +238,17 @@ def _leaving(
     tableau: _Floats, m: int, n: int, q: int, basic: _Ints, bland: bool
 ) -> int:
     """Leaving row by the ratio test, or -1; see the module docstring for ties."""
-    best_ratio = np.inf
+    slack = 0.0 if bland else _ZERO_RHS
+    bound = np.inf  # the longest step that leaves no rhs below -slack
     for i in range(m):
         if tableau[i, q] > _PIVOT_TOL:
-            best_ratio = min(best_ratio, max(tableau[i, n], 0.0) / tableau[i, q])
+            bound = min(bound, (max(tableau[i, n], 0.0) + slack) / tableau[i, q])
     best = -1
     for i in range(m):
         a = tableau[i, q]
-        if a <= _PIVOT_TOL:
+        if a <= _PIVOT_TOL or max(tableau[i, n], 0.0) / a > bound:
             continue
-        if bland:
-            tie = max(tableau[i, n], 0.0) / a == best_ratio
-            if tie and (best < 0 or basic[i] < basic[best]):
-                best = i
-        elif tableau[i, n] - a * best_ratio <= _ZERO_RHS and (best < 0 or a > tableau[best, q]):
+        if best < 0 or (basic[i] < basic[best] if bland else a > tableau[best, q]):
             best = i
     return best
 
