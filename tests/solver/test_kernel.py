@@ -51,6 +51,13 @@ def assert_matches_highs(matrix: np.ndarray) -> None:
     assert_equilibrium(matrix, value, x, y)
 
 
+def test_near_tie_in_the_ratio_test_keeps_the_basis_feasible() -> None:
+    # Found by hypothesis: two ratios within 1e-12 of each other (1.6e-6 apart
+    # relatively) once ended on an infeasible basis with a relative gap of 1e-6.
+    matrix = np.array([[-629472.0, 0, 0, 0], [0, -1.0, 0, 0], [0, 0, -794315.0, 0]])
+    assert_matches_highs(matrix)
+
+
 def test_value_is_right_where_highs_drops_tiny_entries() -> None:
     value, _, _ = solve_one([[1.0, 0.0], [0.0, 1e-9]])
     assert value == pytest.approx(1e-9 / (1 + 1e-9), rel=1e-6)

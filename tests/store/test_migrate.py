@@ -1,0 +1,52 @@
+"""Schema history: a fresh create+stamp equals base+upgrade; old files are refused."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine
+
+from gamedb.build import build
+from gamedb.store import SchemaOutOfDate, open_db
+from gamedb.store.migrate import create_schema, current_revision, head_revision, upgrade
+
+
+def _schema(path: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
+                            "ORDER BY name").fetchall()
+    return [(name, " ".join((sql or "").split()).replace('"', "")) for name, sql in rows]
+
+
+def test_create_and_stamp_equals_upgrade_from_empty(tmp_path: Path) -> None:
+    created, upgraded = tmp_path / "created.sqlite", tmp_path / "upgraded.sqlite"
+    for path, action in ((created, create_schema), (upgraded, upgrade)):
+        engine = create_engine(f"sqlite:///{path}")
+        with engine.begin() as conn:
+            action(conn)
+            assert current_revision(conn) == head_revision()
+        engine.dispose()
+    assert _table_columns(created) == _table_columns(upgraded)
+
+
+def _table_columns(path: Path) -> dict[str, list[tuple]]:
+    with sqlite3.connect(path) as conn:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {t: conn.execute(f"PRAGMA table_info({t})").fetchall() for t in sorted(tables)}
+
+
+def test_file_with_an_older_schema_is_refused_with_the_command_to_run(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    build("jujitsu(num_cards=3)", path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = '0000'")
+    with pytest.raises(SchemaOutOfDate, match=f"run: gamedb upgrade {path}"):
+        open_db(path)
+
+
+def test_migrations_are_found_inside_the_package() -> None:
+    from gamedb.store.migrate import migrations_dir
+    assert (migrations_dir() / "versions" / "0001_initial.py").is_file()
+    assert head_revision() == "0001"
