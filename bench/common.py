@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -21,26 +22,28 @@ class Run:
     output: str
 
 
+_WRAPPER = (
+    "import resource, subprocess, sys\n"
+    "code = subprocess.call(sys.argv[1:])\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+
+
 def timed(args: list[str], *, timeout: float | None = None) -> Run:
-    """Run ``args``; return wall time and the child's own peak RSS (``os.wait4``)."""
+    """Run ``args``; return wall time and the command's own peak RSS.
+
+    A tiny wrapper process runs the command as its only child, so ``RUSAGE_CHILDREN``
+    is that command's peak and nothing else's.
+    """
     start = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    _, status, usage = os.wait4(proc.pid, 0) if proc.returncode is None else (0, 0, None)
+    proc = subprocess.run([sys.executable, "-c", _WRAPPER, *args], capture_output=True,
+                          text=True, timeout=timeout)
     seconds = time.perf_counter() - start
-    peak = usage.ru_maxrss / 1024 if usage else _maxrss_fallback()
+    *messages, peak_kib = proc.stderr.strip().splitlines() or ["0"]
     if proc.returncode:
-        raise RuntimeError(f"{' '.join(args)} failed:\n{out}")
-    return Run(" ".join(args), seconds, peak, out.strip())
-
-
-def _maxrss_fallback() -> float:
-    import resource
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        raise RuntimeError(f"{' '.join(args)} failed:\n{proc.stdout}{chr(10).join(messages)}")
+    return Run(" ".join(args), seconds, int(peak_kib) / 1024, proc.stdout.strip())
 
 
 def gamedb_build(spec: str, *extra: str, timeout: float | None = None) -> Run:
