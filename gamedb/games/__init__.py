@@ -20,8 +20,11 @@ from typing import Any
 
 from gamedb.games.base import Game, GameError, Param
 from gamedb.games.jujitsu import Jujitsu
+from gamedb.games.nim import Nim
+from gamedb.games.oshi_zumo import OshiZumo
+from gamedb.games.tictoe import Tictoe
 
-GAMES: dict[str, Any] = {cls.name: cls for cls in (Jujitsu,)}
+GAMES: dict[str, Any] = {cls.name: cls for cls in (Jujitsu, OshiZumo, Nim, Tictoe,)}
 
 _SPEC = re.compile(r"^\s*([a-z_]+)\s*(?:\((.*)\))?\s*$")
 

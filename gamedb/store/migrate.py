@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import OperationalError
 
-from gamedb.store.schema import metadata
+from gamedb.store.schema import SCHEMA_REVISION, metadata
+
+if TYPE_CHECKING:  # alembic is imported only to create or migrate a file (start-up time)
+    from alembic.config import Config
 
 
 class SchemaOutOfDate(RuntimeError):
@@ -33,6 +35,8 @@ def migrations_dir() -> Path:
 
 def alembic_config(connection: Connection | None = None) -> Config:
     """Return an alembic Config built in code, optionally bound to ``connection``."""
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(migrations_dir()))
     if connection is not None:
@@ -42,6 +46,8 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 def head_revision() -> str:
     """Return the newest schema revision shipped with this gamedb."""
+    from alembic.script import ScriptDirectory
+
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     assert head is not None
     return head
@@ -49,23 +55,31 @@ def head_revision() -> str:
 
 def current_revision(connection: Connection) -> str | None:
     """Return the schema revision stamped in the file, None if unstamped."""
-    return MigrationContext.configure(connection).get_current_revision()
+    try:
+        row = connection.execute(text("SELECT version_num FROM alembic_version")).first()
+    except OperationalError:
+        return None
+    return None if row is None else str(row[0])
 
 
 def create_schema(connection: Connection) -> None:
     """Create every table of a new file and stamp it at head."""
+    from alembic import command
+
     metadata.create_all(connection)
     command.stamp(alembic_config(connection), "head")
 
 
 def upgrade(connection: Connection) -> None:
     """Upgrade a file's schema to head."""
+    from alembic import command
+
     command.upgrade(alembic_config(connection), "head")
 
 
 def check_schema(connection: Connection, path: str) -> None:
-    """Raise ``SchemaOutOfDate`` unless the file is at head."""
-    current, head = current_revision(connection), head_revision()
+    """Raise ``SchemaOutOfDate`` unless the file is at head (``SCHEMA_REVISION``)."""
+    current, head = current_revision(connection), SCHEMA_REVISION
     if current != head:
         raise SchemaOutOfDate(
             f"{path} has schema revision {current}, this gamedb needs {head}; "

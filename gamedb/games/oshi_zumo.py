@@ -1,0 +1,233 @@
+"""Oshi-Zumo: the coin-bidding wrestling game of Buro (2003).
+
+Both players start with ``coins`` coins; a wrestler stands at 0 on a field -size..size.
+Each move both bid at once between ``min_bid`` and their coins (a player with fewer than
+``min_bid`` coins bids everything left, possibly 0); the higher bid pushes the wrestler
+one step toward the opponent (player 1 pushes toward +), equal bids leave it, and both
+bids are paid. The game ends when the wrestler leaves the field (+-(size + 1)), when
+both players have no coins, or when both bid 0. Player 1 gets the sign of the final
+position (``alesia=true``, OpenSpiel's variant: +-1 only for pushing the wrestler off
+the field, 0 otherwise).
+
+References: M. Buro, "Solving the Oshi-Zumo game", Advances in Computer Games 10, 2003;
+OpenSpiel ``games/oshi_zumo.h`` (same parameter names; its ``horizon`` is left out
+because the game is finite: every move but the final 0-0 spends a coin).
+
+Parameters::
+
+    coins    int   coins of each player at the start, 1..1000   (default: 50)
+    size     int   the field is -size..size, 1..100             (default: 3)
+    min_bid  int   smallest bid of a player who can afford it   (default: 1)
+    alesia   str   false | true: only a push off the field wins (default: false)
+
+Canonical keys: swapping the players maps (coins1, coins2, pos) to (coins2, coins1,
+-pos) with the value negated; of the two the one with the smaller key is stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numba
+import numpy as np
+
+from gamedb.games.base import (
+    LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, layers_of,
+    parse_fields, parse_int, require_fields,
+)
+
+_COIN_BITS = 10
+_POS_BITS = 8
+_POS_OFFSET = 128
+_ENDED_BIT = 2 * _COIN_BITS + _POS_BITS
+
+
+@dataclass(frozen=True, slots=True)
+class OshiZumoState:
+    """An Oshi-Zumo position.
+
+    Key bit layout (least significant bit on the right)::
+
+        | coins1 + coins2 | 0... | ended | pos + 128 (8 bits) | coins2 (10) | coins1 (10) |
+        ^ bit 48                 ^ bit 28 ^ bit 20             ^ bit 10      ^ bit 0
+
+    ``ended`` is set only on the terminal position after a joint bid of 0-0 (stored
+    keys never carry it).
+    """
+
+    coins1: int
+    """Player 1's coins left."""
+    coins2: int
+    """Player 2's coins left."""
+    pos: int
+    """The wrestler's position; player 1 pushes toward +."""
+    ended: bool = False
+    """True once both players bid 0 (the game is over where the wrestler stands)."""
+
+
+class OshiZumo:
+    """Oshi-Zumo with Buro's rules (see the module docstring)."""
+
+    name: ClassVar[str] = "oshi_zumo"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("coins", int, 50, "coins of each player at the start", low=1, high=1000),
+        Param("size", int, 3, "the field is -size..size", low=1, high=100),
+        Param("min_bid", int, 1, "smallest bid of a player who can afford it", low=0, high=1000),
+        Param("alesia", str, "false", "only pushing the wrestler off the field wins",
+              choices=("false", "true")),
+    )
+
+    def __init__(self, coins: int = 50, size: int = 3, min_bid: int = 1, alesia: str = "false",
+                 *, canonical_keys: bool = True):
+        self.coins, self.size, self.min_bid = coins, size, min_bid
+        self.alesia = alesia == "true"
+        self.canonical_keys = canonical_keys
+        self.spec = f"oshi_zumo(alesia={alesia},coins={coins},min_bid={min_bid},size={size})"
+        self.key_layout = "oshi_zumo-v1" + ("" if canonical_keys else "-raw")
+        self.layer_span = None  # a move can spend any number of coins
+        self.action_noun = "bid"
+
+    # -- reference face ------------------------------------------------------------
+
+    def initial(self) -> Distribution[OshiZumoState]:
+        """Return the start: both hold every coin, the wrestler in the middle."""
+        return [(1.0, OshiZumoState(self.coins, self.coins, 0))]
+
+    def chance(self, s: OshiZumoState) -> Distribution[OshiZumoState] | None:
+        """Return None: Oshi-Zumo has no chance nodes."""
+        return None
+
+    def actions(self, s: OshiZumoState) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Return the bids each player may make (none once the game is over)."""
+        if self.value(s) is not None:
+            return (), ()
+        return self._bids(s.coins1), self._bids(s.coins2)
+
+    def _bids(self, coins: int) -> tuple[int, ...]:
+        return tuple(range(self.min_bid, coins + 1)) if coins >= self.min_bid else (coins,)
+
+    def next(self, s: OshiZumoState, a: int, b: int) -> Distribution[OshiZumoState]:
+        """Bid ``a`` against ``b``: the higher bid pushes, both bids are paid."""
+        step = (a > b) - (a < b)
+        return [(1.0, OshiZumoState(s.coins1 - a, s.coins2 - b, s.pos + step, a == b == 0))]
+
+    def value(self, s: OshiZumoState) -> float | None:
+        """Return player 1's payoff at the end, None before it."""
+        if abs(s.pos) > self.size:
+            return float(np.sign(s.pos))
+        if s.ended or s.coins1 == s.coins2 == 0:
+            return 0.0 if self.alesia else float(np.sign(s.pos))
+        return None
+
+    def layer(self, s: OshiZumoState) -> int:
+        """Return the coins left in both purses."""
+        return s.coins1 + s.coins2
+
+    def key(self, s: OshiZumoState) -> int:
+        """Encode a state without any reduction."""
+        return int(_encode(s.coins1, s.coins2, s.pos)) | int(s.ended) << _ENDED_BIT
+
+    def decode(self, key: int) -> OshiZumoState:
+        """Decode a key (a canonical key decodes to the stored, maybe swapped, position)."""
+        mask = (1 << _COIN_BITS) - 1
+        return OshiZumoState(key & mask, key >> _COIN_BITS & mask,
+                             (key >> 2 * _COIN_BITS & (1 << _POS_BITS) - 1) - _POS_OFFSET,
+                             bool(key >> _ENDED_BIT & 1))
+
+    def canonical(self, s: OshiZumoState) -> Canonical:
+        """Return the stored key of ``s``; bids are their own labels."""
+        bids = ({b: b for b in self._bids(s.coins1)}, {b: b for b in self._bids(s.coins2)})
+        if not self.canonical_keys:
+            return Canonical(self.key(s), False, bids)
+        key, swapped = _canonical(s.coins1, s.coins2, s.pos)
+        return Canonical(int(key), bool(swapped), bids)
+
+    # -- positions as text -----------------------------------------------------------
+
+    def parse_position(self, text: str) -> OshiZumoState:
+        """Read ``"coins1=17 coins2=34 pos=3"`` (or ``start``)."""
+        if text.strip() == "start":
+            return self.initial()[0][1]
+        fields = parse_fields(text)
+        require_fields(fields, ("coins1", "coins2", "pos"))
+        coins1, coins2, pos = (parse_int(fields, f) for f in ("coins1", "coins2", "pos"))
+        for name, value in (("coins1", coins1), ("coins2", coins2)):
+            if not 0 <= value <= self.coins:
+                raise GameError(f"{name}={value} is outside 0..{self.coins}")
+        if abs(pos) > self.size + 1:
+            raise GameError(f"pos={pos} is outside -{self.size + 1}..{self.size + 1}")
+        return OshiZumoState(coins1, coins2, pos)
+
+    def format_position(self, s: OshiZumoState) -> str:
+        """Write a position the way ``parse_position`` reads it."""
+        return f"coins1={s.coins1} coins2={s.coins2} pos={s.pos}" + (" ended" * s.ended)
+
+    # -- layer face ------------------------------------------------------------------
+
+    def layer_of(self, keys: Keys) -> Keys:
+        """Return the layer (coins left in both purses) of every key."""
+        return layers_of(keys)
+
+    def expand(self, keys: Keys) -> Expansion:
+        """Return the successors of a batch of keys that share one layer.
+
+        Every state is padded to the most bids any state of the layer can have (not
+        just this batch), so ``expand(keys[:1])`` bounds the size of every batch.
+        """
+        keys = np.asarray(keys, dtype=np.int64)
+        layer = int(self.layer_of(keys[:1])[0]) if len(keys) else 0
+        most = max(1, min(layer, self.coins) - self.min_bid + 1)
+        n_rows, n_cols, row, col, succ, weight = _expand(
+            keys, most, self.size, self.min_bid, self.alesia, self.canonical_keys)
+        return Expansion(keys, n_rows, n_cols, row, col, succ, weight)
+
+
+@numba.njit(cache=True)
+def _encode(c1, c2, pos):  # type: ignore[no-untyped-def]
+    return (c1 | c2 << _COIN_BITS | (pos + _POS_OFFSET) << (2 * _COIN_BITS)
+            | (c1 + c2) << LAYER_SHIFT)
+
+
+@numba.njit(cache=True)
+def _canonical(c1, c2, pos):  # type: ignore[no-untyped-def]
+    a, b = _encode(c1, c2, pos), _encode(c2, c1, -pos)
+    return (b, True) if b < a else (a, False)
+
+
+@numba.njit(cache=True)
+def _expand(keys, most, size, min_bid, alesia, canonical):  # type: ignore[no-untyped-def]
+    B = keys.shape[0]
+    n_rows = np.empty(B, np.int64)
+    n_cols = np.empty(B, np.int64)
+    row = np.full((B, most), -1, np.int64)
+    col = np.full((B, most), -1, np.int64)
+    succ = np.full((B, most, most, 1), -1, np.int64)
+    weight = np.zeros((B, most, most, 1), np.float64)
+    mask = (1 << _COIN_BITS) - 1
+    for i in range(B):
+        c1, c2 = keys[i] & mask, keys[i] >> _COIN_BITS & mask
+        pos = (keys[i] >> (2 * _COIN_BITS) & ((1 << _POS_BITS) - 1)) - _POS_OFFSET
+        low1, low2 = min(min_bid, c1), min(min_bid, c2)
+        n_rows[i], n_cols[i] = c1 - low1 + 1, c2 - low2 + 1
+        for a in range(n_rows[i]):
+            row[i, a] = low1 + a
+        for b in range(n_cols[i]):
+            col[i, b] = low2 + b
+        for a in range(n_rows[i]):
+            x = low1 + a
+            for b in range(n_cols[i]):
+                y = low2 + b
+                p = pos + (x > y) - (x < y)
+                if p > size or p < -size:
+                    weight[i, a, b, 0] = 1.0 if p > 0 else -1.0
+                elif (x == c1 and y == c2) or (x == 0 and y == 0):
+                    weight[i, a, b, 0] = 0.0 if alesia else (p > 0) - (p < 0)
+                elif canonical:
+                    s, swapped = _canonical(c1 - x, c2 - y, p)
+                    succ[i, a, b, 0] = s
+                    weight[i, a, b, 0] = -1.0 if swapped else 1.0
+                else:
+                    succ[i, a, b, 0] = _encode(c1 - x, c2 - y, p)
+                    weight[i, a, b, 0] = 1.0
+    return n_rows, n_cols, row, col, succ, weight
