@@ -89,6 +89,7 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, w
     done = writer.done_counts()
     total, finished = sum(map(len, layers.values())), sum(done.values())
     table, solved, fallbacks = ValueTable(), 0, 0
+    start = time.perf_counter()
     for layer in sorted(layers):
         keys = layers[layer]
         if done.get(layer, 0) == len(keys):
@@ -98,7 +99,12 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, w
         todo = np.setdiff1d(keys, old_keys, assume_unique=True)
         new_keys, new_values = [old_keys], [old_values]
         for rows, fell_back in _solve_chunks(game, layer, todo, table, workers, chunk_size):
-            writer.write_chunk(rows)
+            rate = (solved + len(rows.keys)) / max(time.perf_counter() - start, 1e-9)
+            writer.write_chunk(rows, {
+                "layer": layer, "layer_done": sum(map(len, new_keys)) + len(rows.keys),
+                "layer_states": len(keys), "done": finished + solved + len(rows.keys),
+                "total": total, "rate": round(rate, 1), "updated": time.time(),
+                "eta_seconds": round((total - finished - solved - len(rows.keys)) / rate, 1)})
             new_keys.append(rows.keys)
             new_values.append(rows.values)
             solved, fallbacks = solved + len(rows.keys), fallbacks + fell_back

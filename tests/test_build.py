@@ -120,3 +120,34 @@ def test_build_refuses_a_file_of_another_spec(tmp_path: Path) -> None:
     build("jujitsu(num_cards=4)", path)
     with pytest.raises(SpecMismatch, match="holds jujitsu\\(num_cards=4,ties=carry\\)"):
         build(load_game("jujitsu(num_cards=5)"), path)
+
+
+def test_second_builder_on_the_same_file_is_refused_and_readers_still_work(tmp_path: Path) -> None:
+    from gamedb.store.lock import BuildLocked
+    from gamedb.store.writer import Writer
+    path = tmp_path / "j6.sqlite"
+    holder = Writer(path, load_game("jujitsu(num_cards=6)"), {})
+    try:
+        with pytest.raises(BuildLocked, match="is being built by process"):
+            build("jujitsu(num_cards=6)", path)
+        with open_db(path) as db:  # readers are never blocked
+            assert db.info().status == "building"
+    finally:
+        holder.close()
+    assert build("jujitsu(num_cards=6)", path).status == "complete"
+
+
+def test_info_of_a_partial_build_shows_live_progress(tmp_path: Path) -> None:
+    path = tmp_path / "j7.sqlite"
+
+    def stop(done: int, total: int) -> None:
+        if done > 300:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build("jujitsu(num_cards=7)", path, chunk_size=100, on_progress=stop)
+    with open_db(path) as db:
+        info = db.info()
+    progress = info.meta["progress"]
+    assert info.status == "building" and progress["done"] == info.done > 300
+    assert progress["total"] == info.states and progress["rate"] > 0 and progress["eta_seconds"] >= 0

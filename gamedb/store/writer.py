@@ -7,6 +7,7 @@ go through the raw DB-API ``executemany``: 3-4x faster than Core inserts.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from gamedb.store import schema
 from gamedb.store.database import game_for_meta
 from gamedb.store.engine import read_meta, writable_engine, write_meta
 from gamedb.store.errors import SpecMismatch
+from gamedb.store.lock import BuildLock
 from gamedb.store.migrate import check_schema, create_schema
 
 
@@ -46,6 +48,16 @@ class Writer:
 
     def __init__(self, path: Path, game: Game[Any], settings: dict[str, Any]):
         self.path = path
+        self._lock = BuildLock(path)
+        self._lock.acquire()
+        try:
+            self._open(game, settings)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def _open(self, game: Game[Any], settings: dict[str, Any]) -> None:
+        path = self.path
         self._engine = writable_engine(path)
         self._conn = self._engine.connect()
         self._raw: sqlite3.Connection = self._conn.connection.driver_connection  # type: ignore[assignment]
@@ -103,8 +115,11 @@ class Writer:
         keys, values = zip(*rows)
         return np.array(keys, np.int64), np.array(values, np.float64)
 
-    def write_chunk(self, rows: ChunkRows) -> None:
-        """Store one solved chunk and its progress in a single transaction."""
+    def write_chunk(self, rows: ChunkRows, progress: dict[str, Any] | None = None) -> None:
+        """Store one solved chunk and its progress in a single transaction.
+
+        ``progress`` (layer, rate, ETA...) goes to ``meta.progress`` for live ``info``.
+        """
         raw = self._raw
         raw.execute("BEGIN")
         try:
@@ -118,6 +133,9 @@ class Writer:
             raw.execute("UPDATE layers SET done = done + ?, seconds = seconds + ?, "
                         "max_gap = max(max_gap, ?) WHERE layer = ?",
                         (len(rows.keys), rows.seconds, max_gap, rows.layer))
+            if progress is not None:
+                raw.execute("INSERT OR REPLACE INTO meta(name, value) VALUES ('progress', ?)",
+                            (json.dumps(progress),))
             raw.execute("COMMIT")
         except BaseException:
             raw.execute("ROLLBACK")
@@ -128,16 +146,18 @@ class Writer:
         self._raw.execute("BEGIN")
         schema.strategy_index.create(self._conn, checkfirst=True)
         write_meta(self._conn, {**values, "status": "complete"})
+        self._raw.execute("DELETE FROM meta WHERE name = 'progress'")
         self._raw.execute("COMMIT")
         self.meta = read_meta(self._conn, self.path)
 
     def close(self) -> None:
-        """Checkpoint the WAL and release the file."""
+        """Checkpoint the WAL and release the file and its lock."""
         try:
             self._raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             self._conn.close()
             self._engine.dispose()
+            self._lock.release()
 
 
 def _params(game: Game[Any]) -> dict[str, Any]:

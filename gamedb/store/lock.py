@@ -1,0 +1,63 @@
+"""One writer per file: an advisory ``flock`` on ``<db>.lock`` naming its holder.
+
+The kernel drops the lock when the holder dies (even by SIGKILL), so a crashed build
+never leaves a stale lock behind; readers never take it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import time
+from pathlib import Path
+
+from gamedb.store.errors import StoreError
+
+
+class BuildLocked(StoreError):
+    """Another process is building the same file."""
+
+
+class BuildLock:
+    """An exclusive lock on a database file for the duration of a build."""
+
+    def __init__(self, db_path: Path):
+        self.path = db_path.with_name(db_path.name + ".lock")
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock or raise ``BuildLocked`` saying who holds it."""
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _describe(os.read(fd, 4096))
+            os.close(fd)
+            raise BuildLocked(f"{self.path.with_suffix('')} is being built by {holder}; "
+                              "wait for it or stop that process") from None
+        info = {"pid": os.getpid(), "host": socket.gethostname(),
+                "since": time.strftime("%Y-%m-%d %H:%M:%S")}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(info).encode(), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        """Give the lock up (idempotent)."""
+        if self._fd is None:
+            return
+        try:
+            self.path.unlink(missing_ok=True)
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def _describe(raw: bytes) -> str:
+    try:
+        info = json.loads(raw.decode())
+        return f"process {info['pid']} on {info['host']} (since {info['since']})"
+    except (ValueError, KeyError):
+        return "another process"
