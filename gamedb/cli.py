@@ -22,7 +22,8 @@ from gamedb.build import BuildReport, build
 from gamedb.games import GAMES, GameError, load_game
 from gamedb.store import Entry, NotSolved, StoreError, open_db
 from gamedb.store.database import DBInfo
-from gamedb.store.migrate import SchemaOutOfDate
+from gamedb.store.migrate import SchemaOutOfDate, upgrade_file
+from gamedb.verify import VerifyReport, verify
 
 F = TypeVar("F", bound=Callable[..., Any])
 _USER_ERRORS = (GameError, StoreError, NotSolved, SchemaOutOfDate, OSError)
@@ -88,8 +89,13 @@ def build_command(spec: str, db_path: Path | None, workers: int, quiet: bool) ->
     game = load_game(spec)
     path = db_path or default_db_path(game.spec)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _progress_bar(quiet, "states") as on_progress:
-        report = build(game, path, workers=workers, on_progress=on_progress)
+    try:
+        with _progress_bar(quiet, "states") as on_progress:
+            report = build(game, path, workers=workers, on_progress=on_progress)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: every finished chunk is saved in {path}; "
+                   "run the same command to resume", err=True)
+        raise SystemExit(130) from None
     click.echo(_format_report(report))
 
 
@@ -206,3 +212,52 @@ def _entry_table(spec: str, entry: Entry, noun: str) -> str:
     rows = [(str(a), *(f"{entry.strategies[p].get(a, 0.0):.4f}" for p in (1, 2)))
             for a in actions]
     return "\n".join(head + [""]) + _table((noun, "player 1", "player 2"), rows)
+
+
+@cli.command(name="verify")
+@click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@_user_errors
+def verify_command(db_path: Path, as_json: bool) -> None:
+    """Re-derive every stored stage game from stored values and re-check its solution.
+
+    Exit status 0 when every position is an equilibrium within 1e-9, 1 otherwise.
+
+    \b
+    Example:
+        gamedb verify data/jujitsu_num_cards=8_ties=carry.sqlite
+    """
+    report = verify(db_path)
+    click.echo(json.dumps(_verify_json(report)) if as_json else _verify_table(report))
+    if not report.ok:
+        raise SystemExit(1)
+
+
+def _verify_json(report: VerifyReport) -> dict[str, Any]:
+    return {"ok": report.ok, "checked": report.checked, "max_gap": report.max_gap,
+            "failures": report.failures, "failing_keys": report.failing_keys,
+            "layers": {str(k): {"checked": c, "max_gap": g, "failures": f}
+                       for k, (c, g, f) in sorted(report.layers.items())}}
+
+
+def _verify_table(report: VerifyReport) -> str:
+    rows = [(str(k), f"{c:,}", f"{g:.1e}", str(f))
+            for k, (c, g, f) in sorted(report.layers.items(), reverse=True)]
+    verdict = "sound" if report.ok else f"{report.failures} position(s) FAIL, e.g. keys {report.failing_keys[:5]}"
+    return (_table(("layer", "checked", "max gap", "failures"), rows)
+            + f"\n\n{report.checked:,} positions checked, max gap {report.max_gap:.1e}: {verdict}")
+
+
+@cli.command(name="upgrade")
+@click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@_user_errors
+def upgrade_command(db_path: Path) -> None:
+    """Upgrade a database file written by an older gamedb to the current schema.
+
+    \b
+    Example:
+        gamedb upgrade old.sqlite
+    """
+    before, after = upgrade_file(db_path)
+    click.echo(f"{db_path}: schema {before} -> {after}" if before != after
+               else f"{db_path}: already at schema {after}")

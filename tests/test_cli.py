@@ -16,7 +16,7 @@ def run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-@pytest.mark.parametrize("command", ["games", "build", "info", "show"])
+@pytest.mark.parametrize("command", ["games", "build", "info", "show", "verify", "upgrade"])
 def test_every_command_has_help_with_an_example(command: str) -> None:
     code, out, _ = run(command, "--help")
     assert code == 0 and "Example:" in out
@@ -90,3 +90,25 @@ def test_not_a_gamedb_file_is_refused(tmp_path: Path) -> None:
 
 def test_usage_error_exits_2() -> None:
     assert run("show")[0] == 2
+
+
+def test_verify_passes_a_sound_file_and_fails_a_corrupted_one(tmp_path: Path) -> None:
+    import sqlite3
+    db = tmp_path / "j6.sqlite"
+    run("build", "jujitsu(num_cards=6)", "--db", str(db), "--quiet")
+    code, out, _ = run("verify", str(db), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] and report["checked"] == 298 and report["max_gap"] <= 1e-9
+    with sqlite3.connect(db) as conn:  # corrupt one value and one strategy
+        conn.execute("UPDATE states SET value = value + 0.25 WHERE key = (SELECT max(key) FROM states)")
+        conn.execute("UPDATE strategies SET prob = prob * 0.5 "
+                     "WHERE key = (SELECT min(key) FROM strategies)")
+    code, out, _ = run("verify", str(db))
+    assert code == 1 and "FAIL" in out
+
+
+def test_upgrade_says_when_a_file_is_current(tmp_path: Path) -> None:
+    db = tmp_path / "j3.sqlite"
+    run("build", "jujitsu(num_cards=3)", "--db", str(db), "--quiet")
+    code, out, _ = run("upgrade", str(db))
+    assert code == 0 and "already at schema 0001" in out

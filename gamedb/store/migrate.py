@@ -85,3 +85,23 @@ def check_schema(connection: Connection, path: str) -> None:
             f"{path} has schema revision {current}, this gamedb needs {head}; "
             f"run: gamedb upgrade {path}"
         )
+
+
+def upgrade_file(path: Path) -> tuple[str | None, str]:
+    """Upgrade the gamedb file at ``path`` in place; return (old, new) revisions."""
+    from sqlalchemy import create_engine
+
+    from gamedb.store.engine import read_meta
+
+    if not Path(path).is_file():
+        from gamedb.store.errors import NotAGameDB
+        raise NotAGameDB(f"{path}: no such database file")
+    engine = create_engine(f"sqlite:///{path}")
+    try:
+        with engine.begin() as conn:
+            read_meta(conn, Path(path))
+            before = current_revision(conn)
+            upgrade(conn)
+            return before, current_revision(conn) or SCHEMA_REVISION
+    finally:
+        engine.dispose()

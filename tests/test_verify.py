@@ -1,0 +1,49 @@
+"""verify re-derives every stage game: it passes sound files and catches corruption."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from gamedb.verify import verify
+
+
+@pytest.fixture
+def j7(built, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    path = tmp_path / "j7.sqlite"
+    shutil.copy(built("jujitsu(num_cards=7)"), path)
+    return path
+
+
+def _mixed_key(path: Path) -> int:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT key FROM strategies WHERE prob < 1 AND player = 1 "
+                            "ORDER BY key LIMIT 1").fetchone()[0]
+
+
+def test_sound_file_verifies_with_gap_below_tolerance(j7: Path) -> None:
+    report = verify(j7)
+    assert report.ok and report.checked == 887 and report.max_gap <= 1e-9
+
+
+def test_a_corrupted_value_is_found(j7: Path) -> None:
+    key = _mixed_key(j7)
+    with sqlite3.connect(j7) as conn:
+        conn.execute("UPDATE states SET value = value + 0.01 WHERE key = ?", (key,))
+    report = verify(j7)
+    assert not report.ok and key in report.failing_keys
+
+
+def test_a_corrupted_strategy_is_found(j7: Path) -> None:
+    key = _mixed_key(j7)
+    with sqlite3.connect(j7) as conn:  # move mass between two actions of player 1
+        (a, p), (b, q) = conn.execute("SELECT action, prob FROM strategies WHERE key = ? "
+                                      "AND player = 1 ORDER BY action LIMIT 2", (key,)).fetchall()
+        conn.execute("UPDATE strategies SET prob = ? WHERE key = ? AND player = 1 AND action = ?",
+                      (p + q, key, a))
+        conn.execute("DELETE FROM strategies WHERE key = ? AND player = 1 AND action = ?", (key, b))
+    report = verify(j7)
+    assert not report.ok and report.failing_keys == [key]
