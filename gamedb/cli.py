@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import click
 from tqdm import tqdm
 
-from gamedb.build import BuildReport, build
+from gamedb.build import CHUNK_SIZE, BuildReport, build
 from gamedb.games import GAMES, GameError, load_game
 from gamedb.store import Entry, NotSolved, StoreError, open_db
 from gamedb.store.database import DBInfo
@@ -76,9 +76,12 @@ def default_db_path(spec: str) -> Path:
               help="Database file (default: data/<spec>.sqlite). A partial build resumes.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Processes solving chunks in parallel.")
+@click.option("--chunk-size", default=CHUNK_SIZE, show_default=True,
+              type=click.IntRange(1, 10_000_000), help="States per transaction.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @_user_errors
-def build_command(spec: str, db_path: Path | None, workers: int, quiet: bool) -> None:
+def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int,
+                  quiet: bool) -> None:
     """Solve every reachable position of SPEC into a SQLite database.
 
     \b
@@ -91,7 +94,8 @@ def build_command(spec: str, db_path: Path | None, workers: int, quiet: bool) ->
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with _progress_bar(quiet, "states") as on_progress:
-            report = build(game, path, workers=workers, on_progress=on_progress)
+            report = build(game, path, workers=workers, chunk_size=chunk_size,
+                           on_progress=on_progress)
     except KeyboardInterrupt:
         click.echo(f"interrupted: every finished chunk is saved in {path}; "
                    "run the same command to resume", err=True)

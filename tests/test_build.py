@@ -151,3 +151,30 @@ def test_info_of_a_partial_build_shows_live_progress(tmp_path: Path) -> None:
     progress = info.meta["progress"]
     assert info.status == "building" and progress["done"] == info.done > 300
     assert progress["total"] == info.states and progress["rate"] > 0 and progress["eta_seconds"] >= 0
+
+
+def test_a_full_disk_stops_the_build_cleanly_and_it_resumes_later(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from sqlalchemy import event
+
+    import gamedb.store.writer as writer_module
+    from gamedb.store.errors import DiskFull
+
+    reference = tmp_path / "reference.sqlite"
+    build("jujitsu(num_cards=8)", reference, chunk_size=200)
+    real_engine = writer_module.writable_engine
+
+    def small_disk(path: Path):  # type: ignore[no-untyped-def]
+        engine = real_engine(path)
+        event.listen(engine, "connect", lambda conn, _: conn.execute("PRAGMA max_page_count=150"))
+        return engine
+
+    path = tmp_path / "full.sqlite"
+    monkeypatch.setattr(writer_module, "writable_engine", small_disk)
+    with pytest.raises(DiskFull, match="disk is full.*resume"):
+        build("jujitsu(num_cards=8)", path, chunk_size=200)
+    monkeypatch.setattr(writer_module, "writable_engine", real_engine)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert 0 < conn.execute("SELECT count(*) FROM states").fetchone()[0] < 2686
+    build("jujitsu(num_cards=8)", path, chunk_size=200)
+    assert _dump(path) == _dump(reference)

@@ -15,6 +15,10 @@ class SpecMismatch(StoreError):
     """The file holds another game spec or another key layout."""
 
 
+class DiskFull(StoreError):
+    """The disk filled up during a build; what was committed is kept and resumable."""
+
+
 class NotSolved(KeyError):
     """The position is not in the database (unreachable, or the build is unfinished)."""
 

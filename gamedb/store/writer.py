@@ -23,7 +23,7 @@ from gamedb.games.base import Game, layer_bounds
 from gamedb.store import schema
 from gamedb.store.database import game_for_meta
 from gamedb.store.engine import read_meta, writable_engine, write_meta
-from gamedb.store.errors import SpecMismatch
+from gamedb.store.errors import DiskFull, SpecMismatch
 from gamedb.store.lock import BuildLock
 from gamedb.store.migrate import check_schema, create_schema
 
@@ -137,8 +137,12 @@ class Writer:
                 raw.execute("INSERT OR REPLACE INTO meta(name, value) VALUES ('progress', ?)",
                             (json.dumps(progress),))
             raw.execute("COMMIT")
-        except BaseException:
-            raw.execute("ROLLBACK")
+        except BaseException as exc:
+            if raw.in_transaction:
+                raw.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
+                raise DiskFull(f"{self.path}: the disk is full; every finished chunk is saved: "
+                               "free some space and run the same command to resume") from None
             raise
 
     def finalize(self, values: dict[str, Any]) -> None:

@@ -1,0 +1,21 @@
+"""Crash safety: real builds killed with SIGKILL at random moments resume to the same file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HARNESS = Path(__file__).resolve().parents[1] / "bench" / "kill_resume.py"
+
+
+@pytest.mark.slow
+def test_randomly_killed_builds_resume_to_the_reference_database() -> None:
+    result = subprocess.run(
+        [sys.executable, str(HARNESS), "--spec", "jujitsu(num_cards=8)", "--kills", "10",
+         "--chunk-size", "32", "--seed", "7"],
+        capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "10 kills" in result.stdout and "every resumed database identical" in result.stdout
