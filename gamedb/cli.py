@@ -21,12 +21,13 @@ from tqdm import tqdm
 from gamedb.build import CHUNK_SIZE, BuildReport, build
 from gamedb.games import GAMES, GameError, load_game
 from gamedb.store import Entry, NotSolved, StoreError, open_db
+from gamedb.store.errors import DATABASE_ERRORS, describe_database_error
 from gamedb.store.database import DBInfo
 from gamedb.store.migrate import SchemaOutOfDate, upgrade_file
 from gamedb.verify import VerifyReport, verify
 
 F = TypeVar("F", bound=Callable[..., Any])
-_USER_ERRORS = (GameError, StoreError, NotSolved, SchemaOutOfDate, OSError)
+_USER_ERRORS = (GameError, StoreError, NotSolved, SchemaOutOfDate)
 
 
 def _user_errors(func: F) -> F:
@@ -37,6 +38,14 @@ def _user_errors(func: F) -> F:
             return func(*args, **kwargs)
         except _USER_ERRORS as exc:
             raise click.ClickException(str(exc)) from None
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise click.ClickException(f"{where}{exc.strerror or exc}") from None
+        except DATABASE_ERRORS as exc:
+            where = f"{kwargs['db_path']}: " if kwargs.get("db_path") else ""
+            raise click.ClickException(
+                f"{where}{describe_database_error(exc)} (the file is damaged or not a gamedb "
+                "database; rebuild it or restore a copy)") from None
     return wrapper  # type: ignore[return-value]
 
 

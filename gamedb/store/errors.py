@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
+
+from sqlalchemy.exc import DatabaseError as _SQLAlchemyDatabaseError
+
 
 class StoreError(RuntimeError):
     """A database file that cannot be used as asked."""
@@ -24,3 +28,12 @@ class NotSolved(KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "position not solved"
+
+
+#: Low-level errors of a damaged or foreign file, as raised by sqlite3 or SQLAlchemy.
+DATABASE_ERRORS: tuple[type[Exception], ...] = (sqlite3.DatabaseError, _SQLAlchemyDatabaseError)
+
+
+def describe_database_error(exc: Exception) -> str:
+    """Return the one-line reason of a sqlite3 or SQLAlchemy database error."""
+    return str(getattr(exc, "orig", None) or exc).splitlines()[0]

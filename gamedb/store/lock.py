@@ -29,7 +29,12 @@ class BuildLock:
 
     def acquire(self) -> None:
         """Take the lock or raise ``BuildLocked`` saying who holds it."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreError(f"cannot write next to {self.path.with_suffix('')}: "
+                             f"{exc.strerror} ({self.path.parent} must be a writable "
+                             "directory)") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

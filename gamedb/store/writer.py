@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import select, text
+from sqlalchemy import select
 
 import gamedb
 from gamedb.games.base import Game, layer_bounds
 from gamedb.store import schema
 from gamedb.store.database import game_for_meta
-from gamedb.store.engine import read_meta, writable_engine, write_meta
+from gamedb.store.engine import read_meta, readonly_engine, writable_engine, write_meta
 from gamedb.store.errors import DiskFull, SpecMismatch
 from gamedb.store.lock import BuildLock
 from gamedb.store.migrate import check_schema, create_schema
@@ -58,16 +58,17 @@ class Writer:
 
     def _open(self, game: Game[Any], settings: dict[str, Any]) -> None:
         path = self.path
+        fresh = not path.exists() or path.stat().st_size == 0
+        if not fresh:
+            # Check an existing file read-only first: even switching it to WAL would
+            # change a foreign or mismatched file, and nothing may be damaged.
+            self.meta = _checked_meta(path, game)
         self._engine = writable_engine(path)
         self._conn = self._engine.connect()
         self._raw: sqlite3.Connection = self._conn.connection.driver_connection  # type: ignore[assignment]
-        fresh = not self._conn.execute(text(
-            "SELECT 1 FROM sqlite_master WHERE name='meta'")).first()
         if fresh:
             self._create(game, settings)
         self.meta = read_meta(self._conn, path)
-        check_schema(self._conn, str(path))
-        self._check_spec(game)
 
     def _create(self, game: Game[Any], settings: dict[str, Any]) -> None:
         self._raw.execute("BEGIN")
@@ -80,13 +81,6 @@ class Writer:
         })
         self._raw.execute("COMMIT")
 
-    def _check_spec(self, game: Game[Any]) -> None:
-        if self.meta["spec"] != game.spec:
-            raise SpecMismatch(f"{self.path} holds {self.meta['spec']}, not {game.spec}")
-        game_for_meta(self.meta, self.path)
-        if bool(self.meta.get("canonical_keys", True)) != game.canonical_keys:
-            raise SpecMismatch(f"{self.path} was built with canonical_keys="
-                               f"{self.meta.get('canonical_keys')}")
 
     @property
     def complete(self) -> bool:
@@ -162,6 +156,23 @@ class Writer:
             self._conn.close()
             self._engine.dispose()
             self._lock.release()
+
+
+def _checked_meta(path: Path, game: Game[Any]) -> dict[str, Any]:
+    """Read an existing file's meta without writing, and check it holds ``game``."""
+    engine = readonly_engine(path)
+    try:
+        with engine.connect() as conn:
+            meta = read_meta(conn, path)
+            check_schema(conn, str(path))
+    finally:
+        engine.dispose()
+    if meta["spec"] != game.spec:
+        raise SpecMismatch(f"{path} holds {meta['spec']}, not {game.spec}")
+    game_for_meta(meta, path)
+    if bool(meta.get("canonical_keys", True)) != game.canonical_keys:
+        raise SpecMismatch(f"{path} was built with canonical_keys={meta.get('canonical_keys')}")
+    return meta
 
 
 def _params(game: Game[Any]) -> dict[str, Any]:
