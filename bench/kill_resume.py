@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -81,8 +82,14 @@ def main() -> None:
             db = Path(tmp) / f"victim{cycles}.sqlite"
             kills += run_cycle(args.spec, db, args.chunk_size, span, rnd, args.kills - kills)
             cycles += 1
-            if dump(db) != expected:
-                raise SystemExit(f"cycle {cycles}: resumed database differs from the reference")
+            got = dump(db)
+            if got != expected:
+                parts = ("states", "strategies", "layers", "meta", "schema objects")
+                differ = [name for name, a, b in zip(parts, got, expected) if a != b]
+                keep = Path(tmp).parent / f"kill_resume_failure_{cycles}.sqlite"
+                shutil.copy(db, keep)
+                raise SystemExit(f"cycle {cycles}: resumed database differs from the reference "
+                                 f"in {', '.join(differ)} (kept as {keep})")
             db.unlink()
         print(f"{args.spec}: {kills} kills over {cycles} resumed builds "
               f"(uninterrupted run {span:.2f} s, chunk size {args.chunk_size}): "
