@@ -63,9 +63,11 @@ def stage_games(path: str | Path) -> Iterator[StageGames]:
         game = db.game
     conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
     try:
-        rows = np.array(conn.execute("SELECT key, layer, value FROM states ORDER BY key").fetchall(),
-                        dtype=np.float64).reshape(-1, 3)
-        keys, layer_of, values = rows[:, 0].astype(np.int64), rows[:, 1].astype(np.int64), rows[:, 2]
+        # Keys go through int64, never float64: keys of layer 32 and up exceed 2**53.
+        rows = conn.execute("SELECT key, layer, value FROM states ORDER BY key").fetchall()
+        keys = np.array([r[0] for r in rows], dtype=np.int64)
+        layer_of = np.array([r[1] for r in rows], dtype=np.int64)
+        values = np.array([r[2] for r in rows], dtype=np.float64)
         table = ValueTable()
         table.add(-1, keys, values)
         for layer in sorted(set(layer_of.tolist())):
@@ -88,7 +90,7 @@ def _strategies(conn: sqlite3.Connection, keys: npt.NDArray[np.int64],
         (int(keys[0]), int(keys[-1]))).fetchall()
     data = np.array(rows, dtype=np.float64).reshape(-1, 4)
     out = (np.zeros(row_labels.shape), np.zeros(col_labels.shape))
-    skey = data[:, 0].astype(np.int64)
+    skey = np.array([r[0] for r in rows], dtype=np.int64)  # exact: keys exceed 2**53
     pos = np.searchsorted(keys, skey).clip(0, len(keys) - 1)
     mine = keys[pos] == skey
     for player, labels, target in ((1, row_labels, out[0]), (2, col_labels, out[1])):

@@ -10,7 +10,7 @@ database file.
 >>> load_game("chess")
 Traceback (most recent call last):
 ...
-gamedb.games.base.GameError: unknown game 'chess'; known games: jujitsu
+gamedb.games.base.GameError: unknown game 'chess'; known games: goofspiel, jujitsu, nim, oshi_zumo, tictoe
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ import re
 from typing import Any
 
 from gamedb.games.base import Game, GameError, Param
+from gamedb.games.goofspiel import Goofspiel
 from gamedb.games.jujitsu import Jujitsu
 from gamedb.games.nim import Nim
 from gamedb.games.oshi_zumo import OshiZumo
 from gamedb.games.tictoe import Tictoe
 
-GAMES: dict[str, Any] = {cls.name: cls for cls in (Jujitsu, OshiZumo, Nim, Tictoe,)}
+GAMES: dict[str, Any] = {cls.name: cls for cls in (Jujitsu, Goofspiel, OshiZumo, Nim, Tictoe,)}
 
 _SPEC = re.compile(r"^\s*([a-z_]+)\s*(?:\((.*)\))?\s*$")
 

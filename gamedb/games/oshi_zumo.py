@@ -40,6 +40,8 @@ from gamedb.games.base import (
 _COIN_BITS = 10
 _POS_BITS = 8
 _POS_OFFSET = 128
+_POS_SHIFT = _COIN_BITS
+_COINS2_SHIFT = _COIN_BITS + _POS_BITS
 _ENDED_BIT = 2 * _COIN_BITS + _POS_BITS
 
 
@@ -49,11 +51,13 @@ class OshiZumoState:
 
     Key bit layout (least significant bit on the right)::
 
-        | coins1 + coins2 | 0... | ended | pos + 128 (8 bits) | coins2 (10) | coins1 (10) |
-        ^ bit 48                 ^ bit 28 ^ bit 20             ^ bit 10      ^ bit 0
+        | coins1 + coins2 | 0... | ended | coins2 (10 bits) | pos + 128 (8) | coins1 (10) |
+        ^ bit 48                 ^ bit 28 ^ bit 18           ^ bit 10        ^ bit 0
 
     ``ended`` is set only on the terminal position after a joint bid of 0-0 (stored
-    keys never carry it).
+    keys never carry it). With coins2 above pos, the smaller key of a position and its
+    player-swapped twin has coins2 <= coins1: a canonical layer's stage games have at
+    most half as many columns as rows, which halves their padding.
     """
 
     coins1: int
@@ -131,8 +135,8 @@ class OshiZumo:
     def decode(self, key: int) -> OshiZumoState:
         """Decode a key (a canonical key decodes to the stored, maybe swapped, position)."""
         mask = (1 << _COIN_BITS) - 1
-        return OshiZumoState(key & mask, key >> _COIN_BITS & mask,
-                             (key >> 2 * _COIN_BITS & (1 << _POS_BITS) - 1) - _POS_OFFSET,
+        return OshiZumoState(key & mask, key >> _COINS2_SHIFT & mask,
+                             (key >> _POS_SHIFT & (1 << _POS_BITS) - 1) - _POS_OFFSET,
                              bool(key >> _ENDED_BIT & 1))
 
     def canonical(self, s: OshiZumoState) -> Canonical:
@@ -173,19 +177,23 @@ class OshiZumo:
         """Return the successors of a batch of keys that share one layer.
 
         Every state is padded to the most bids any state of the layer can have (not
-        just this batch), so ``expand(keys[:1])`` bounds the size of every batch.
+        just this batch), so ``expand(keys[:1])`` bounds the size of every batch
+        (``solver.backward.batches`` sizes batches from the first key's expansion).
         """
         keys = np.asarray(keys, dtype=np.int64)
         layer = int(self.layer_of(keys[:1])[0]) if len(keys) else 0
-        most = max(1, min(layer, self.coins) - self.min_bid + 1)
+        richer = min(layer, self.coins)  # canonical keys have coins2 <= coins1
+        poorer = min(layer // 2, self.coins) if self.canonical_keys else richer
+        rows = max(1, richer - self.min_bid + 1)
+        cols = max(1, poorer - self.min_bid + 1)
         n_rows, n_cols, row, col, succ, weight = _expand(
-            keys, most, self.size, self.min_bid, self.alesia, self.canonical_keys)
+            keys, rows, cols, self.size, self.min_bid, self.alesia, self.canonical_keys)
         return Expansion(keys, n_rows, n_cols, row, col, succ, weight)
 
 
 @numba.njit(cache=True)
 def _encode(c1, c2, pos):  # type: ignore[no-untyped-def]
-    return (c1 | c2 << _COIN_BITS | (pos + _POS_OFFSET) << (2 * _COIN_BITS)
+    return (c1 | (pos + _POS_OFFSET) << _POS_SHIFT | c2 << _COINS2_SHIFT
             | (c1 + c2) << LAYER_SHIFT)
 
 
@@ -196,18 +204,18 @@ def _canonical(c1, c2, pos):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _expand(keys, most, size, min_bid, alesia, canonical):  # type: ignore[no-untyped-def]
+def _expand(keys, rows, cols, size, min_bid, alesia, canonical):  # type: ignore[no-untyped-def]
     B = keys.shape[0]
     n_rows = np.empty(B, np.int64)
     n_cols = np.empty(B, np.int64)
-    row = np.full((B, most), -1, np.int64)
-    col = np.full((B, most), -1, np.int64)
-    succ = np.full((B, most, most, 1), -1, np.int64)
-    weight = np.zeros((B, most, most, 1), np.float64)
+    row = np.full((B, rows), -1, np.int64)
+    col = np.full((B, cols), -1, np.int64)
+    succ = np.full((B, rows, cols, 1), -1, np.int64)
+    weight = np.zeros((B, rows, cols, 1), np.float64)
     mask = (1 << _COIN_BITS) - 1
     for i in range(B):
-        c1, c2 = keys[i] & mask, keys[i] >> _COIN_BITS & mask
-        pos = (keys[i] >> (2 * _COIN_BITS) & ((1 << _POS_BITS) - 1)) - _POS_OFFSET
+        c1, c2 = keys[i] & mask, keys[i] >> _COINS2_SHIFT & mask
+        pos = (keys[i] >> _POS_SHIFT & ((1 << _POS_BITS) - 1)) - _POS_OFFSET
         low1, low2 = min(min_bid, c1), min(min_bid, c2)
         n_rows[i], n_cols[i] = c1 - low1 + 1, c2 - low2 + 1
         for a in range(n_rows[i]):

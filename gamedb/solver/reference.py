@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import linprog
 
 from gamedb.solver.solution import MatrixSolution, gap, normalize_strategy
 
@@ -62,6 +61,8 @@ def _solve_scaled(
     scaled: npt.NDArray[np.float64],
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
     """Return (x, y, v) of the LP above; x and y are exact up to HiGHS' rounding."""
+    from scipy.optimize import linprog  # lazy: only fallbacks need it (saves start-up)
+
     m, n = scaled.shape
     objective = np.zeros(m + 1)
     objective[-1] = -1.0

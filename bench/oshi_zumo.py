@@ -1,0 +1,121 @@
+"""Benchmark: Oshi-Zumo builds against OpenSpiel's value iteration, side by side.
+
+Targets (issue 3): the whole ``gamedb build "oshi_zumo(coins=50,size=3,min_bid=1)"``
+command, and the same with ``min_bid=0``, under 2 s each with the numba cache warm.
+The peer is OpenSpiel's ``value_iteration`` on ``oshi_zumo(coins=10)`` (~26 s in
+DESIGN.md section 4); gamedb builds the same game in the same run.
+
+Every row is a whole command in a fresh process (Python start and imports included),
+timed by a small wrapper process whose ``getrusage(RUSAGE_CHILDREN)`` gives that one
+command's peak RSS. OpenSpiel's ``lp_solver`` needs cvxpy; without it the stage games
+are solved by SciPy's HiGHS (the note under the table says which). Usage::
+
+    python bench/oshi_zumo.py                 # OpenSpiel with 10 coins, gamedb 10 and 50
+    python bench/oshi_zumo.py --openspiel-coins 6
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import machine  # noqa: E402
+
+_WRAPPER = """
+import json, resource, subprocess, sys, time
+start = time.perf_counter()
+out = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+seconds = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(json.dumps({"seconds": seconds, "peak_mib": peak, "rc": out.returncode,
+                  "output": out.stdout + out.stderr}))
+"""
+
+
+def timed(args: list[str]) -> dict[str, object]:
+    """Run ``args`` under the wrapper; return seconds, peak MiB and output."""
+    result = subprocess.run([sys.executable, "-c", _WRAPPER, *args], capture_output=True,
+                            text=True, check=True)
+    run: dict[str, object] = json.loads(result.stdout)
+    if run["rc"]:
+        raise RuntimeError(f"{' '.join(args)} failed:\n{run['output']}")
+    return run
+
+
+def openspiel_solve(coins: int) -> None:
+    """Run OpenSpiel's value iteration on oshi_zumo(coins) and print what it solved."""
+    import types
+
+    import pyspiel
+    try:
+        from open_spiel.python.algorithms import lp_solver  # noqa: F401
+        backend = "cvxpy"
+    except ImportError:
+        sys.modules["open_spiel.python.algorithms.lp_solver"] = types.SimpleNamespace(  # type: ignore[assignment]
+            solve_zero_sum_matrix_game=_highs_matrix_game)
+        backend = "scipy-highs"
+    from open_spiel.python.algorithms import value_iteration
+    game = pyspiel.load_game("oshi_zumo", {"coins": coins, "size": 3, "min_bid": 1,
+                                           "horizon": 2 * coins + 1})
+    values = value_iteration.value_iteration(game, depth_limit=-1, threshold=1e-9)
+    root = str(game.new_initial_state())
+    print(json.dumps({"states": len(values), "root_value": values[root], "backend": backend}))
+
+
+def _highs_matrix_game(game):  # type: ignore[no-untyped-def]
+    import numpy as np
+    from scipy.optimize import linprog
+    a = np.asarray(game.row_utilities(), dtype=float)
+    m, n = a.shape
+    cost = np.zeros(m + 1)
+    cost[-1] = -1.0
+    res = linprog(cost, A_ub=np.hstack([-a.T, np.ones((n, 1))]), b_ub=np.zeros(n),
+                  A_eq=np.hstack([np.ones((1, m)), np.zeros((1, 1))]), b_eq=[1.0],
+                  bounds=[(0, None)] * m + [(None, None)], method="highs")
+    return res.x[:m], None, res.x[-1], -res.x[-1]
+
+
+def gamedb_row(spec: str) -> tuple[str, float, int, float]:
+    """Time the whole ``gamedb build SPEC`` on a fresh file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        run = timed(["gamedb", "build", spec, "--db", str(Path(tmp) / "oz.sqlite"), "--quiet"])
+    states = int(re.search(r"([\d,]+) states", str(run["output"])).group(1).replace(",", ""))  # type: ignore[union-attr]
+    return f'gamedb build "{spec}"', float(run["seconds"]), states, float(run["peak_mib"])  # type: ignore[arg-type]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--openspiel-coins", type=int, default=10)
+    parser.add_argument("--coins", type=int, nargs="+", default=[10, 50],
+                        help="gamedb builds (size=3, min_bid 1 and 0)")
+    parser.add_argument("--solve-openspiel", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.solve_openspiel is not None:
+        return openspiel_solve(args.solve_openspiel)
+    timed(["gamedb", "build", "oshi_zumo(coins=3,size=1)", "--db",
+           str(Path(tempfile.mkdtemp()) / "warm.sqlite"), "--quiet"])  # warm the numba cache
+    peer = timed([sys.executable, __file__, "--solve-openspiel", str(args.openspiel_coins)])
+    solved = json.loads(str(peer["output"]).strip().splitlines()[-1])
+    peer_s = float(peer["seconds"])  # type: ignore[arg-type]
+    rows = [(f"OpenSpiel value_iteration oshi_zumo(coins={args.openspiel_coins},size=3,min_bid=1)",
+             peer_s, int(solved["states"]), float(peer["peak_mib"]))]  # type: ignore[arg-type]
+    rows.append(gamedb_row("oshi_zumo(coins=1,size=1)"))  # the floor: start-up and imports
+    rows += [gamedb_row(f"oshi_zumo(coins={n},size=3,min_bid={m})") for n in args.coins for m in (1, 0)]
+    print(f"machine: {machine()}\n")
+    print(f"| command | seconds | states | peak RSS MiB | OpenSpiel ({args.openspiel_coins} coins) s / this |")
+    print("|---|---:|---:|---:|---:|")
+    for command, seconds, states, peak in rows:
+        print(f"| `{command}` | {seconds:.2f} | {states:,} | {peak:.0f} | {peer_s / seconds:.1f}x |")
+    print(f"\nOpenSpiel states include terminal ones; its LP backend: {solved['backend']}; "
+          f"root value {solved['root_value']:+.6f}. gamedb states are canonical (player swap).")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,420 @@
+"""Goofspiel: the game of pure strategy (GOPS), bidding for prizes with cards.
+
+Both players hold cards 1..n and the prizes are 1..n. Each round one prize is revealed
+(a uniform chance draw from those left, or a fixed order), both bid a card at once and
+the higher bid scores the prize's points. Equal bids discard the prize (``ties=carry``:
+its points are added to the next prize; a pot left at the end goes to nobody).
+``win_loss`` pays player 1 the sign of the point difference, ``point_difference`` the
+difference itself (OpenSpiel's ``point_difference`` pays half of it to each side).
+
+References: S. M. Ross, "Goofspiel -- the game of pure strategy", J. Appl. Prob. 8,
+1971; G. C. Rhoads, L. Bartholdi, "Computer solution to the game of pure strategy",
+Games 3, 2012; OpenSpiel ``games/goofspiel.h`` (same parameter names).
+
+Parameters::
+
+    num_cards     int  cards per player and prizes, 1..13      (default: 4, as OpenSpiel)
+    points_order  str  random | descending | ascending         (default: random)
+    returns_type  str  win_loss | point_difference             (default: win_loss)
+    ties          str  discard | carry                         (default: discard)
+
+A state is a position with a prize on the table; the position before a random draw is
+a chance node (``chance``), folded into ``initial``/``next`` and never stored.
+Canonical keys: only comparisons between the bids matter, so the union of both hands is
+relabelled by rank (the prizes keep their values); with ``ties=carry`` only prize + pot
+matters (the stake); with ``win_loss`` a position whose score difference exceeds the
+points left is decided (terminal, no search); and of a position and its player-swapped
+twin (hands exchanged, difference negated, value negated) the smaller key is stored.
+With ``point_difference`` the score is not in the key: ``Canonical.offset`` banks it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numba
+import numpy as np
+
+from gamedb.bits import Mask, cards, full, mask_of, popcount, without
+from gamedb.games.base import (
+    LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, format_cards,
+    layers_of, parse_cards, parse_fields, parse_int, require_fields,
+)
+
+_ORDERS = ("random", "descending", "ascending")
+# Indices into the layout array handed to the compiled helpers.
+_N, _CANON, _CARRY, _WL, _ORDER, _OFF_PRIZES, _OFF_TABLE, _PRIZE_BITS, _OFF_DIFF, _HALF = range(10)
+
+
+@dataclass(frozen=True, slots=True)
+class GoofspielState:
+    """A Goofspiel position (``prize == 0``: before a draw, a chance node).
+
+    Key bit layout for ``n`` cards, T = n(n+1)/2 points (least significant bit right)::
+
+        | cards left | 0... | diff + T//2 | table | prizes (n bits) | hands |
+        ^ bit 48            ^ win_loss only        ^ after hands     ^ bit 0
+
+    Canonical keys: ``hands`` is the base-3 number sum_r d_r 3^r over the ranks r of the
+    union of both hands (d = 0 both hold it, 1 only player 1, 2 only player 2; 21 bits
+    for n = 13) and ``table`` is the stake prize + pot. Raw keys (``canonical_keys=False``):
+    ``hands`` is hand1 | hand2 << n and ``table`` is prize | pot << bits(n). Card ``c`` of
+    a mask is bit ``c - 1``. |diff| <= min(left, played) <= T//2 in undecided positions.
+    """
+
+    hand1: Mask
+    """Player 1's cards."""
+    hand2: Mask
+    """Player 2's cards."""
+    prizes: Mask
+    """Prizes not yet revealed (the one on the table excluded)."""
+    prize: int
+    """The prize on the table; 0 before the draw."""
+    pot: int
+    """Points of tied rounds carried to this prize (always 0 with ``ties=discard``)."""
+    diff: int
+    """Player 1's points minus player 2's so far."""
+
+
+class Goofspiel:
+    """Goofspiel with ``num_cards`` cards per player (see the module docstring)."""
+
+    name: ClassVar[str] = "goofspiel"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("num_cards", int, 4, "cards per player and prizes", low=1, high=13),
+        Param("points_order", str, "random", "order in which prizes are revealed", choices=_ORDERS),
+        Param("returns_type", str, "win_loss", "payoff: sign of the point difference, or the "
+              "difference", choices=("win_loss", "point_difference")),
+        Param("ties", str, "discard", "tied bids: prize discarded, or carried to the next",
+              choices=("discard", "carry")),
+    )
+
+    def __init__(self, num_cards: int = 4, points_order: str = "random",
+                 returns_type: str = "win_loss", ties: str = "discard", *,
+                 canonical_keys: bool = True):
+        self.num_cards, self.points_order = num_cards, points_order
+        self.returns_type, self.ties = returns_type, ties
+        self.canonical_keys = canonical_keys
+        self.spec = (f"goofspiel(num_cards={num_cards},points_order={points_order},"
+                     f"returns_type={returns_type},ties={ties})")
+        self.key_layout = "goofspiel-v1" + ("" if canonical_keys else "-raw")
+        self.layer_span = 1  # every round uses one card of each hand
+        self.action_noun = "card"
+        self._layout = _layout(num_cards, canonical_keys, ties == "carry",
+                               returns_type == "win_loss", _ORDERS.index(points_order))
+
+    # -- reference face ------------------------------------------------------------
+
+    def initial(self) -> Distribution[GoofspielState]:
+        """Return the first prize's draws (one state for a fixed order)."""
+        hand = full(self.num_cards)
+        return self._reveal(hand, hand, hand, 0, 0)
+
+    def chance(self, s: GoofspielState) -> Distribution[GoofspielState] | None:
+        """Return the draws of a position before a draw, None for any other."""
+        if s.prize or not s.hand1 or self.value(s) is not None:
+            return None
+        return self._reveal(s.hand1, s.hand2, s.prizes, s.pot, s.diff)
+
+    def actions(self, s: GoofspielState) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Return the cards each player may bid."""
+        return tuple(cards(s.hand1)), tuple(cards(s.hand2))
+
+    def next(self, s: GoofspielState, a: int, b: int) -> Distribution[GoofspielState]:
+        """Bid card ``a`` against card ``b``, then reveal the next prize."""
+        stake, pot, diff = s.prize + s.pot, 0, s.diff
+        if a == b:
+            pot = stake if self.ties == "carry" and s.prizes else 0
+        else:
+            diff += stake if a > b else -stake
+        h1, h2 = without(s.hand1, a), without(s.hand2, b)
+        if not s.prizes:
+            return [(1.0, GoofspielState(h1, h2, 0, 0, 0, diff))]
+        return self._reveal(h1, h2, s.prizes, pot, diff)
+
+    def value(self, s: GoofspielState) -> float | None:
+        """Return player 1's payoff at the end or once decided, None before."""
+        if not s.hand1:
+            return float(np.sign(s.diff)) if self.returns_type == "win_loss" else float(s.diff)
+        left = sum(cards(s.prizes)) + s.prize + s.pot
+        if self.returns_type == "win_loss" and abs(s.diff) > left:
+            return float(np.sign(s.diff))
+        return None
+
+    def layer(self, s: GoofspielState) -> int:
+        """Return the number of cards left in each hand."""
+        return popcount(s.hand1)
+
+    def key(self, s: GoofspielState) -> int:
+        """Encode a state in this game's layout, without player swap or diff clamp."""
+        return int(_canonical(s.hand1, s.hand2, s.prizes, s.prize, s.pot, s.diff,
+                              self._layout, False)[0])
+
+    def decode(self, key: int) -> GoofspielState:
+        """Decode a key (canonical keys decode to ranks, with the stake as the prize)."""
+        lay, n = self._layout, self.num_cards
+        h1, h2 = _decode_hands(key, lay)
+        table = key >> int(lay[_OFF_TABLE]) & full(int(lay[_OFF_DIFF] - lay[_OFF_TABLE]))
+        bits = int(lay[_PRIZE_BITS])
+        prize, pot = (table, 0) if self.canonical_keys else (table & full(bits), table >> bits)
+        diff = (key >> int(lay[_OFF_DIFF]) & full(LAYER_SHIFT - int(lay[_OFF_DIFF]))) - int(lay[_HALF])
+        return GoofspielState(h1, h2, key >> int(lay[_OFF_PRIZES]) & full(n), prize, pot,
+                              diff if self.returns_type == "win_loss" else 0)
+
+    def canonical(self, s: GoofspielState) -> Canonical:
+        """Return the stored key of undecided ``s`` and how real cards map to labels."""
+        key, swapped = _canonical(s.hand1, s.hand2, s.prizes, s.prize, s.pot, s.diff,
+                                  self._layout, self.canonical_keys)
+        union = list(cards(s.hand1 | s.hand2))
+        labels = (dict(enumerate(union, start=1)) if self.canonical_keys
+                  else dict(zip(union, union)))
+        ranks = {card: rank for rank, card in labels.items()}
+        offset = float(s.diff) if self.returns_type == "point_difference" else 0.0
+        return Canonical(int(key), bool(swapped), (ranks, ranks), offset)
+
+    def _reveal(self, h1: Mask, h2: Mask, prizes: Mask, pot: int,
+                diff: int) -> Distribution[GoofspielState]:
+        order = cards(prizes) if self.points_order == "random" else [
+            max(cards(prizes)) if self.points_order == "descending" else min(cards(prizes))]
+        draws = list(order)
+        return [(1.0 / len(draws), GoofspielState(h1, h2, without(prizes, p), p, pot, diff))
+                for p in draws]
+
+    # -- positions as text -----------------------------------------------------------
+
+    def parse_position(self, text: str) -> GoofspielState:
+        """Read ``"hand1=1,2,3 hand2=1,2,4 prizes=2,5 prize=3 diff=-1"`` (or ``start``).
+
+        Without ``prize`` the position is before the draw (for a fixed order the draw
+        is made at once); ``pot`` (``ties=carry``) and ``diff`` default to 0.
+        """
+        hand = full(self.num_cards)
+        if text.strip() == "start":
+            start = GoofspielState(hand, hand, hand, 0, 0, 0)
+            return start if self.points_order == "random" else self.initial()[0][1]
+        fields = parse_fields(text)
+        require_fields(fields, ("hand1", "hand2", "prizes"), ("prize", "pot", "diff"))
+        n = self.num_cards
+        h1, h2, prizes = (parse_cards(fields[f], field_name=f, n=n)
+                          for f in ("hand1", "hand2", "prizes"))
+        prize = parse_int(fields, "prize") if "prize" in fields else 0
+        pot = parse_int(fields, "pot") if "pot" in fields else 0
+        diff = parse_int(fields, "diff") if "diff" in fields else 0
+        self._check_reachable(len(h1), len(h2), prizes, prize, pot, diff)
+        state = GoofspielState(mask_of(h1), mask_of(h2), mask_of(prizes), prize, pot, diff)
+        if not prize and h1 and self.points_order != "random" and self.value(state) is None:
+            return self._reveal(state.hand1, state.hand2, state.prizes, pot, diff)[0][1]
+        return state
+
+    def format_position(self, s: GoofspielState) -> str:
+        """Write a position the way ``parse_position`` reads it."""
+        text = (f"hand1={format_cards(list(cards(s.hand1)))} "
+                f"hand2={format_cards(list(cards(s.hand2)))} "
+                f"prizes={format_cards(list(cards(s.prizes)))}")
+        text += f" prize={s.prize}" if s.prize else ""
+        text += f" pot={s.pot}" if self.ties == "carry" else ""
+        return text + (f" diff={s.diff}" if self.returns_type == "win_loss" or s.diff else "")
+
+    def _check_reachable(self, k1: int, k2: int, prizes: tuple[int, ...], prize: int,
+                         pot: int, diff: int) -> None:
+        n = self.num_cards
+        if k1 != k2:
+            raise GameError(f"hands must have the same size, got {k1} and {k2} cards")
+        if prize and not 1 <= prize <= n or prize in prizes:
+            raise GameError(f"prize={prize} must be a card of 1..{n} not among prizes")
+        if len(prizes) + bool(prize) != k1:
+            raise GameError(f"{k1} cards per hand need {k1} prizes left, with the one on "
+                            f"the table; got {len(prizes) + bool(prize)}")
+        left = sorted((*prizes, prize) if prize else prizes)
+        ordered = {"descending": list(range(1, k1 + 1)),
+                   "ascending": list(range(n - k1 + 1, n + 1))}.get(self.points_order, left)
+        if left != ordered or (prize and self.points_order != "random"
+                               and prize != (max if self.points_order == "descending" else min)(left)):
+            raise GameError(f"prizes {format_cards(left)} with prize={prize} cannot occur "
+                            f"with points_order={self.points_order}")
+        played = n * (n + 1) // 2 - sum(left)
+        if pot < 0 or (self.ties == "discard" and pot) or abs(diff) + pot > played:
+            raise GameError(f"pot={pot} diff={diff} cannot happen after {played} points "
+                            f"were played with ties={self.ties}")
+
+    # -- layer face ------------------------------------------------------------------
+
+    def layer_of(self, keys: Keys) -> Keys:
+        """Return the layer (cards left in each hand) of every key."""
+        return layers_of(keys)
+
+    def expand(self, keys: Keys) -> Expansion:
+        """Return the successors of a batch of keys that share one layer."""
+        keys = np.asarray(keys, dtype=np.int64)
+        k = int(self.layer_of(keys[:1])[0]) if len(keys) else 1
+        row, col, succ, weight = _expand(keys, k, self._layout)
+        sizes = np.full(len(keys), k, np.int64)
+        return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
+
+
+def _layout(n: int, canonical: bool, carry: bool, win_loss: bool, order: int) -> np.ndarray:
+    """Return the field offsets of the key (see ``GoofspielState``) as an int64 array."""
+    total = n * (n + 1) // 2
+    prize_bits = n.bit_length()
+    hand_bits = (3**n - 1).bit_length() if canonical else 2 * n
+    table_bits = (total if carry else n).bit_length() if canonical else (
+        prize_bits + (total.bit_length() if carry else 0))
+    off_diff = hand_bits + n + table_bits
+    diff_bits = (2 * (total // 2)).bit_length() if win_loss else 0
+    if off_diff + diff_bits > LAYER_SHIFT:
+        raise GameError(f"goofspiel keys with num_cards={n} need {off_diff + diff_bits} bits; "
+                        f"{LAYER_SHIFT} fit{'' if canonical else ' (use canonical keys)'}")
+    return np.array([n, canonical, carry, win_loss, order, hand_bits, hand_bits + n,
+                     prize_bits, off_diff, total // 2], np.int64)
+
+
+@numba.njit(cache=True)
+def _hands_code(h1, h2, lay):  # type: ignore[no-untyped-def]
+    """Return the hands field of (h1, h2) and of the swapped pair (h2, h1)."""
+    if not lay[_CANON]:
+        return h1 | (h2 << lay[_N]), h2 | (h1 << lay[_N])
+    union, code, twin, power = h1 | h2, 0, 0, 1
+    while union:  # walking the union in order relabels it by rank
+        low = union & -union
+        if not h2 & low:
+            code, twin = code + power, twin + 2 * power
+        elif not h1 & low:
+            code, twin = code + 2 * power, twin + power
+        power *= 3
+        union ^= low
+    return code, twin
+
+
+@numba.njit(cache=True)
+def _decode_hands(key, lay):  # type: ignore[no-untyped-def]
+    code = key & ((1 << lay[_OFF_PRIZES]) - 1)
+    if not lay[_CANON]:
+        return code & ((1 << lay[_N]) - 1), code >> lay[_N]
+    k = key >> LAYER_SHIFT
+    h1, h2, c1, c2, bit = 0, 0, 0, 0, 1
+    while c1 < k or c2 < k:
+        digit = code % 3
+        code //= 3
+        if digit != 2:
+            h1, c1 = h1 | bit, c1 + 1
+        if digit != 1:
+            h2, c2 = h2 | bit, c2 + 1
+        bit <<= 1
+    return h1, h2
+
+
+@numba.njit(cache=True)
+def _points(mask):  # type: ignore[no-untyped-def]
+    total, card = 0, 1
+    while mask:
+        total += card * (mask & 1)
+        mask >>= 1
+        card += 1
+    return total
+
+
+@numba.njit(cache=True)
+def _assemble(hands, prizes, table, diff, k, lay):  # type: ignore[no-untyped-def]
+    key = (k << LAYER_SHIFT) | hands | (prizes << lay[_OFF_PRIZES]) | (table << lay[_OFF_TABLE])
+    return key | ((diff + lay[_HALF]) << lay[_OFF_DIFF]) if lay[_WL] else key
+
+
+@numba.njit(cache=True)
+def _canonical(h1, h2, prizes, prize, pot, diff, lay, reduce):  # type: ignore[no-untyped-def]
+    k = 0
+    h = h1
+    while h:
+        h &= h - 1
+        k += 1
+    code, twin = _hands_code(h1, h2, lay)
+    if not lay[_CANON]:
+        return _assemble(code, prizes, prize | (pot << lay[_PRIZE_BITS]), diff, k, lay), False
+    reach = _points(prizes) + prize + pot + 1  # beyond it only the sign of diff matters
+    if reduce:
+        diff = min(max(diff, -reach), reach)
+    a = _assemble(code, prizes, prize + pot, diff, k, lay)
+    b = _assemble(twin, prizes, prize + pot, -diff, k, lay)
+    return (b, True) if reduce and b < a else (a, False)
+
+
+@numba.njit(cache=True)
+def _expand(keys, k, lay):  # type: ignore[no-untyped-def]
+    B, canon, wl, carry = keys.shape[0], lay[_CANON], lay[_WL], lay[_CARRY]
+    draws = (k - 1 if lay[_ORDER] == 0 else 1) if k > 1 else 1
+    K = draws + (1 if not wl and k > 1 else 0)
+    row = np.empty((B, k), np.int64)
+    col = np.empty((B, k), np.int64)
+    succ = np.full((B, k, k, K), -1, np.int64)
+    weight = np.zeros((B, k, k, K), np.float64)
+    reveal = np.empty(draws, np.int64)
+    for i in range(B):
+        key = keys[i]
+        h1, h2 = _decode_hands(key, lay)
+        prizes = (key >> lay[_OFF_PRIZES]) & ((1 << lay[_N]) - 1)
+        table = (key >> lay[_OFF_TABLE]) & ((1 << (lay[_OFF_DIFF] - lay[_OFF_TABLE])) - 1)
+        if not canon:
+            table = (table & ((1 << lay[_PRIZE_BITS]) - 1)) + (table >> lay[_PRIZE_BITS])
+        diff = ((key >> lay[_OFF_DIFF]) & ((1 << (LAYER_SHIFT - lay[_OFF_DIFF])) - 1)) - lay[_HALF]
+        diff = diff if wl else 0
+        _fill_cards(h1, row[i])
+        _fill_cards(h2, col[i])
+        if k > 1:
+            _fill_draws(prizes, lay[_ORDER], reveal)
+        left = _points(prizes)
+        for a in range(k):
+            for b in range(k):
+                x, y = row[i, a], col[i, b]
+                delta = table if x > y else (-table if x < y else 0)
+                pot = table if x == y and carry else 0
+                d = diff + delta
+                if k == 1:
+                    weight[i, a, b, 0] = ((d > 0) - (d < 0)) if wl else delta
+                    continue
+                if not wl:
+                    weight[i, a, b, draws] = delta
+                elif abs(d) > left + pot:  # decided: no draw can change the sign
+                    weight[i, a, b, :] = ((d > 0) - (d < 0)) / draws
+                    continue
+                code, twin = _hands_code(h1 & ~(1 << (x - 1)), h2 & ~(1 << (y - 1)), lay)
+                for j in range(draws):
+                    p = reveal[j]
+                    rest = prizes & ~(1 << (p - 1))
+                    if canon:
+                        s1 = _assemble(code, rest, p + pot, d, k - 1, lay)
+                        s2 = _assemble(twin, rest, p + pot, -d, k - 1, lay)
+                        succ[i, a, b, j] = min(s1, s2)
+                        weight[i, a, b, j] = (-1.0 if s2 < s1 else 1.0) / draws
+                    else:
+                        table2 = p | (pot << lay[_PRIZE_BITS])
+                        succ[i, a, b, j] = _assemble(code, rest, table2, d, k - 1, lay)
+                        weight[i, a, b, j] = 1.0 / draws
+    return row, col, succ, weight
+
+
+@numba.njit(cache=True)
+def _fill_draws(prizes, order, out):  # type: ignore[no-untyped-def]
+    if order == 0:
+        _fill_cards(prizes, out)
+        return
+    j = 0
+    low = prizes & -prizes
+    while low >> j:
+        j += 1
+    high = 0
+    while prizes >> high:
+        high += 1
+    out[0] = high if order == 1 else j
+
+
+@numba.njit(cache=True)
+def _fill_cards(mask, out):  # type: ignore[no-untyped-def]
+    j = 0
+    while mask:
+        low = mask & -mask
+        c = 0
+        while low >> c:
+            c += 1
+        out[j] = c
+        j += 1
+        mask ^= low

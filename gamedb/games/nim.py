@@ -1,0 +1,175 @@
+"""Nim: take objects from one heap; whoever takes the last object wins.
+
+Players alternate; the mover takes 1 or more objects from one heap, the other player
+passes (the single action 0, so the builder solves it like any simultaneous game: each
+stage is a 1 x n matrix). The player who takes the last object wins (+1). A position is
+lost for the mover exactly when the xor of the heaps is 0 (Bouton 1901).
+
+References: C. L. Bouton, "Nim, a game with a complete mathematical theory", Annals of
+Mathematics 3, 1901.
+
+Parameters::
+
+    heaps  str  heap sizes separated by '-', 1..8 heaps of 1..15   (default: 1-3-5-7)
+
+Moves are labelled ``100 * heap + take``: heap 1.. counted in the position's sorted
+order (as ``format_position`` writes it), ``take`` objects taken; 0 is the pass of the
+player not on move. Of equal heaps only the first is offered (they lead to the same
+position). Example: in ``heaps=1,3,5,7`` move 402 takes 2 from the heap of 7.
+
+Canonical keys: the heaps are kept sorted, and a position with player 2 to move is
+stored as the same heaps with player 1 to move, value negated (player swap).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from gamedb.games.base import (
+    LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, layers_of,
+    parse_fields, reference_expand, require_fields,
+)
+
+_HEAP_BITS = 4
+_MAX_HEAPS = 8
+_MOVER_BIT = _HEAP_BITS * _MAX_HEAPS
+_PASS = 0
+
+
+@dataclass(frozen=True, slots=True)
+class NimState:
+    """A Nim position.
+
+    Key bit layout (least significant bit on the right)::
+
+        | objects left | 0... | mover - 1 | heap 8 (4 bits) | ... | heap 2 | heap 1 |
+        ^ bit 48              ^ bit 32    ^ bit 28                 ^ bit 4  ^ bit 0
+
+    Heaps are sorted in increasing order (unused trailing fields are 0).
+    """
+
+    heaps: tuple[int, ...]
+    """Heap sizes, sorted increasing."""
+    mover: int
+    """The player on move, 1 or 2."""
+
+
+class Nim:
+    """Normal-play Nim with the given starting heaps (see the module docstring)."""
+
+    name: ClassVar[str] = "nim"
+    params: ClassVar[tuple[Param, ...]] = (
+        Param("heaps", str, "1-3-5-7", "starting heap sizes separated by '-'"),
+    )
+
+    def __init__(self, heaps: str = "1-3-5-7", *, canonical_keys: bool = True):
+        self.heaps = _parse_heaps(heaps)
+        self.canonical_keys = canonical_keys
+        self.spec = f"nim(heaps={'-'.join(map(str, self.heaps))})"
+        self.key_layout = "nim-v1" + ("" if canonical_keys else "-raw")
+        self.layer_span = None  # a move can empty a whole heap
+        self.action_noun = "move"
+
+    # -- reference face ------------------------------------------------------------
+
+    def initial(self) -> Distribution[NimState]:
+        """Return the start: every heap full, player 1 to move."""
+        return [(1.0, NimState(self.heaps, 1))]
+
+    def chance(self, s: NimState) -> Distribution[NimState] | None:
+        """Return None: Nim has no chance nodes."""
+        return None
+
+    def actions(self, s: NimState) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Return (player 1's, player 2's) moves; the player not on move passes."""
+        if not any(s.heaps):
+            return (), ()
+        firsts = [i for i, h in enumerate(s.heaps) if h and (i == 0 or s.heaps[i - 1] != h)]
+        moves = tuple(100 * (i + 1) + take for i in firsts for take in range(1, s.heaps[i] + 1))
+        return (moves, (_PASS,)) if s.mover == 1 else ((_PASS,), moves)
+
+    def next(self, s: NimState, a: int, b: int) -> Distribution[NimState]:
+        """Play the mover's move (``a`` for player 1, ``b`` for player 2)."""
+        move = a if s.mover == 1 else b
+        index, take = move // 100 - 1, move % 100
+        heaps = list(s.heaps)
+        heaps[index] -= take
+        return [(1.0, NimState(tuple(sorted(heaps)), 3 - s.mover))]
+
+    def value(self, s: NimState) -> float | None:
+        """Return player 1's payoff once the heaps are empty (the mover has lost)."""
+        if any(s.heaps):
+            return None
+        return -1.0 if s.mover == 1 else 1.0
+
+    def layer(self, s: NimState) -> int:
+        """Return the objects left."""
+        return sum(s.heaps)
+
+    def key(self, s: NimState) -> int:
+        """Encode a state without any reduction."""
+        key = sum(h << _HEAP_BITS * i for i, h in enumerate(s.heaps))
+        return key | (s.mover - 1) << _MOVER_BIT | sum(s.heaps) << LAYER_SHIFT
+
+    def decode(self, key: int) -> NimState:
+        """Decode a key."""
+        mask = (1 << _HEAP_BITS) - 1
+        heaps = tuple(key >> _HEAP_BITS * i & mask for i in range(len(self.heaps)))
+        return NimState(heaps, (key >> _MOVER_BIT & 1) + 1)
+
+    def canonical(self, s: NimState) -> Canonical:
+        """Return the stored key: the same heaps with player 1 to move."""
+        acts1, acts2 = self.actions(s)
+        labels = ({a: a for a in acts1}, {b: b for b in acts2})
+        swapped = self.canonical_keys and s.mover == 2
+        stored = NimState(s.heaps, 1) if swapped else s
+        return Canonical(self.key(stored), swapped, labels)
+
+    # -- positions as text -----------------------------------------------------------
+
+    def parse_position(self, text: str) -> NimState:
+        """Read ``"heaps=1,3,5,7 mover=1"`` (heaps in any order, or ``start``)."""
+        if text.strip() == "start":
+            return self.initial()[0][1]
+        fields = parse_fields(text)
+        require_fields(fields, ("heaps",), ("mover",))
+        try:
+            heaps = tuple(sorted(int(h) for h in fields["heaps"].split(",")))
+        except ValueError:
+            raise GameError(f"heaps must be comma-separated integers, got {fields['heaps']!r}") from None
+        if len(heaps) != len(self.heaps):
+            raise GameError(f"heaps must list {len(self.heaps)} heaps (0 for an empty one)")
+        if any(h < 0 or h > top for h, top in zip(heaps, self.heaps)):
+            raise GameError(f"heaps={fields['heaps']} cannot be reached from heaps "
+                            f"{','.join(map(str, self.heaps))}")
+        mover = fields.get("mover", "1")
+        if mover not in ("1", "2"):
+            raise GameError(f"mover must be 1 or 2, got {mover!r}")
+        return NimState(heaps, int(mover))
+
+    def format_position(self, s: NimState) -> str:
+        """Write a position the way ``parse_position`` reads it."""
+        return f"heaps={','.join(map(str, s.heaps))} mover={s.mover}"
+
+    # -- layer face ------------------------------------------------------------------
+
+    def layer_of(self, keys: Keys) -> Keys:
+        """Return the layer (objects left) of every key."""
+        return layers_of(keys)
+
+    def expand(self, keys: Keys) -> Expansion:
+        """Return the successors of a batch of keys (from the reference face: Nim is tiny)."""
+        return reference_expand(self, keys)
+
+
+def _parse_heaps(text: str) -> tuple[int, ...]:
+    try:
+        heaps = tuple(sorted(int(h) for h in text.split("-")))
+    except ValueError:
+        raise GameError(f"parameter heaps must be sizes separated by '-', got {text!r}") from None
+    if not 1 <= len(heaps) <= _MAX_HEAPS:
+        raise GameError(f"parameter heaps must give 1..{_MAX_HEAPS} heaps, got {len(heaps)}")
+    if any(not 1 <= h < 1 << _HEAP_BITS for h in heaps):
+        raise GameError(f"parameter heaps={text} holds a size outside 1..{(1 << _HEAP_BITS) - 1}")
+    return heaps
