@@ -178,3 +178,11 @@ def test_a_full_disk_stops_the_build_cleanly_and_it_resumes_later(tmp_path: Path
         assert 0 < conn.execute("SELECT count(*) FROM states").fetchone()[0] < 2686
     build("jujitsu(num_cards=8)", path, chunk_size=200)
     assert _dump(path) == _dump(reference)
+
+
+def test_build_killed_before_its_schema_was_committed_resumes(tmp_path: Path) -> None:
+    path = tmp_path / "j4.sqlite"
+    with sqlite3.connect(path) as conn:  # what a kill right after opening leaves behind
+        conn.execute("PRAGMA journal_mode=WAL")
+    assert path.stat().st_size > 0
+    assert build("jujitsu(num_cards=4)", path).status == "complete"

@@ -58,7 +58,7 @@ class Writer:
 
     def _open(self, game: Game[Any], settings: dict[str, Any]) -> None:
         path = self.path
-        fresh = not path.exists() or path.stat().st_size == 0
+        fresh = _is_empty(path)
         if not fresh:
             # Check an existing file read-only first: even switching it to WAL would
             # change a foreign or mismatched file, and nothing may be damaged.
@@ -156,6 +156,18 @@ class Writer:
             self._conn.close()
             self._engine.dispose()
             self._lock.release()
+
+
+def _is_empty(path: Path) -> bool:
+    """True for a missing or empty file, or one with no tables yet (a build killed
+    before its schema was committed); such a file holds nothing to protect."""
+    if not path.exists() or path.stat().st_size == 0:
+        return True
+    try:
+        with sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True) as conn:
+            return conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+    except sqlite3.DatabaseError:
+        return False  # damaged or foreign: _checked_meta says so precisely
 
 
 def _checked_meta(path: Path, game: Game[Any]) -> dict[str, Any]:
