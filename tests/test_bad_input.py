@@ -106,7 +106,7 @@ def test_ctrl_c_stops_cleanly_with_a_resume_hint(tmp_path: Path, monkeypatch: py
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_module, "build", interrupted)
+    monkeypatch.setattr(cli_module.solve, "build", interrupted)
     result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=3)", "--db",
                                       str(tmp_path / "j.sqlite"), "--quiet"])
     assert result.exit_code == 130 and "run the same command to resume" in result.stderr

@@ -1,0 +1,78 @@
+"""Shared pieces of the command line: the group, error handling, tables, progress bars.
+
+Every command parses its arguments, calls one library function and formats the result:
+a readable table by default, ``--json`` for programs. Library errors become one-line
+messages with exit status 1; usage errors exit with 2 (click's convention).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import click
+from tqdm import tqdm
+
+from gamedb.games import GameError
+from gamedb.store import NotSolved, StoreError
+from gamedb.store.errors import DATABASE_ERRORS, describe_database_error
+from gamedb.store.migrate import SchemaOutOfDate
+
+F = TypeVar("F", bound=Callable[..., Any])
+USER_ERRORS = (GameError, StoreError, NotSolved, SchemaOutOfDate)
+
+
+def user_errors(func: F) -> F:
+    """Turn library errors into click's one-line error with exit status 1."""
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except USER_ERRORS as exc:
+            raise click.ClickException(str(exc)) from None
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise click.ClickException(f"{where}{exc.strerror or exc}") from None
+        except DATABASE_ERRORS as exc:
+            where = f"{kwargs['db_path']}: " if kwargs.get("db_path") else ""
+            raise click.ClickException(
+                f"{where}{describe_database_error(exc)} (the file is damaged or not a gamedb "
+                "database; rebuild it or restore a copy)") from None
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group()
+@click.version_option(package_name="gamedb")
+def cli() -> None:
+    """Solve simultaneous-move zero-sum games exactly and keep the strategies in SQLite."""
+
+
+@contextmanager
+def progress_bar(quiet: bool, unit: str) -> Iterator[Callable[[int, int], None] | None]:
+    if quiet:
+        yield None
+        return
+    bar = tqdm(unit=f" {unit}", unit_scale=True, dynamic_ncols=True, leave=False)
+
+    def update(done: int, total: int) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        yield update
+    finally:
+        bar.close()
+
+def vars_of(obj: Any) -> dict[str, Any]:
+    """Return a slotted dataclass as a dict."""
+    return {name: getattr(obj, name) for name in obj.__slots__}
+
+
+def table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(headers)]
+    lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
+    lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in rows]
+    return "\n".join(lines)

@@ -1,0 +1,89 @@
+"""Commands that read databases: info, show."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gamedb.cli._common import cli, table, user_errors, vars_of
+from gamedb.store import Entry, open_db
+from gamedb.store.database import DBInfo
+
+@cli.command()
+@click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@user_errors
+def info(db_path: Path, as_json: bool) -> None:
+    """Show a database's spec, status, per-layer counts and timings, and root value.
+
+    \b
+    Example:
+        gamedb info data/jujitsu_num_cards=8_ties=carry.sqlite --json
+    """
+    with open_db(db_path) as db:
+        summary = db.info()
+    click.echo(json.dumps(_info_json(summary), indent=2) if as_json else _info_table(summary))
+
+
+def _info_json(info: DBInfo) -> dict[str, Any]:
+    return {"spec": info.spec, "status": info.status, "states": info.states,
+            "done": info.done, "root_value": info.root_value, "path": info.path,
+            "layers": [vars_of(layer) for layer in info.layers],
+            "meta": info.meta}
+
+
+def _info_table(info: DBInfo) -> str:
+    root = "-" if info.root_value is None else f"{info.root_value:+.6f}"
+    head = [f"spec        {info.spec}", f"status      {info.status}",
+            f"states      {info.done:,} / {info.states:,}", f"root value  {root}", ""]
+    progress = info.meta.get("progress")
+    if info.status != "complete" and progress:
+        head[-1:] = [f"progress    layer {progress['layer']}: {progress['layer_done']:,} / "
+                     f"{progress['layer_states']:,}; {progress['rate']:,.0f} states/s; "
+                     f"ETA {progress['eta_seconds']:,.0f} s (as of the last chunk)", ""]
+    rows = [(str(x.layer), f"{x.states:,}", f"{x.done:,}", f"{x.seconds:.2f}",
+             f"{x.max_gap:.1e}") for x in info.layers]
+    return "\n".join(head) + table(("layer", "states", "done", "seconds", "max gap"), rows)
+
+
+@cli.command()
+@click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@click.argument("position")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@user_errors
+def show(db_path: Path, position: str, as_json: bool) -> None:
+    """Show a position's value and both players' optimal strategies.
+
+    POSITION is space-separated name=value fields (cards as comma-separated lists, an
+    empty list as -), or the word start.
+
+    \b
+    Example:
+        gamedb show j8.sqlite "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0"
+        gamedb show j8.sqlite start --json
+    """
+    with open_db(db_path) as db:
+        entry = db.probe(position)
+        spec, noun = db.game.spec, db.game.action_noun
+    click.echo(json.dumps(_entry_json(spec, entry)) if as_json else _entry_table(spec, entry, noun))
+
+
+def _entry_json(spec: str, entry: Entry) -> dict[str, Any]:
+    strategy = {str(p): {str(a): prob for a, prob in sorted(s.items())}
+                for p, s in entry.strategies.items()}
+    return {"spec": spec, "position": entry.position, "value": entry.value,
+            "strategy": strategy}
+
+
+def _entry_table(spec: str, entry: Entry, noun: str) -> str:
+    head = [f"{spec}", f"position  {entry.position}", f"value     {entry.value:+.6f}"]
+    actions = sorted({a for s in entry.strategies.values() for a in s})
+    if not actions:
+        return "\n".join(head + ["(no moves here: the game is over or a chance draw is next)"])
+    rows = [(str(a), *(f"{entry.strategies[p].get(a, 0.0):.4f}" for p in (1, 2)))
+            for a in actions]
+    return "\n".join(head + [""]) + table((noun, "player 1", "player 2"), rows)
+

@@ -1,0 +1,130 @@
+"""Commands that make and check databases: games, build, verify, upgrade."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gamedb.build import CHUNK_SIZE, BuildReport, build
+from gamedb.cli._common import cli, progress_bar, table, user_errors
+from gamedb.games import GAMES, load_game
+from gamedb.store.migrate import upgrade_file
+from gamedb.verify import VerifyReport, verify
+
+@cli.command()
+def games() -> None:
+    """List the game families and their parameters.
+
+    \b
+    Example:
+        gamedb games
+    """
+    for name, cls in sorted(GAMES.items()):
+        click.echo(f"{name}")
+        for p in cls.params:
+            extra = "|".join(p.choices) if p.choices else f"{p.low}..{p.high}"
+            click.echo(f"  {p.name:<14} {extra:<28} {p.doc} (default: {p.default})")
+
+
+def default_db_path(spec: str) -> Path:
+    """Return ``data/<spec>.sqlite`` with the spec written as a file name.
+
+    >>> default_db_path("jujitsu(num_cards=8,ties=carry)").as_posix()
+    'data/jujitsu_num_cards=8_ties=carry.sqlite'
+    """
+    return Path("data") / (re.sub(r"[(),]+", "_", spec).strip("_") + ".sqlite")
+
+
+@cli.command(name="build")
+@click.argument("spec")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Database file (default: data/<spec>.sqlite). A partial build resumes.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Processes solving chunks in parallel.")
+@click.option("--chunk-size", default=CHUNK_SIZE, show_default=True,
+              type=click.IntRange(1, 10_000_000), help="States per transaction.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@user_errors
+def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int,
+                  quiet: bool) -> None:
+    """Solve every reachable position of SPEC into a SQLite database.
+
+    \b
+    Example:
+        gamedb build "jujitsu(num_cards=8)"
+        gamedb build "jujitsu(num_cards=13)" --db j13.sqlite --workers 2
+    """
+    game = load_game(spec)
+    path = db_path or default_db_path(game.spec)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with progress_bar(quiet, "states") as on_progress:
+            report = build(game, path, workers=workers, chunk_size=chunk_size,
+                           on_progress=on_progress)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: every finished chunk is saved in {path}; "
+                   "run the same command to resume", err=True)
+        raise SystemExit(130) from None
+    click.echo(_format_report(report))
+
+
+def _format_report(report: BuildReport) -> str:
+    if report.solved == 0:
+        return f"{report.path}: already complete ({report.states:,} states), nothing to do"
+    rate = report.solved / report.seconds if report.seconds else 0.0
+    return (f"{report.path}: {report.status}, {report.states:,} states, solved "
+            f"{report.solved:,} in {report.seconds:.2f} s ({rate:,.0f}/s), "
+            f"root value {report.root_value:+.6f}")
+
+
+@cli.command(name="verify")
+@click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@user_errors
+def verify_command(db_path: Path, as_json: bool) -> None:
+    """Re-derive every stored stage game from stored values and re-check its solution.
+
+    Exit status 0 when every position is an equilibrium within 1e-9, 1 otherwise.
+
+    \b
+    Example:
+        gamedb verify data/jujitsu_num_cards=8_ties=carry.sqlite
+    """
+    report = verify(db_path)
+    click.echo(json.dumps(_verify_json(report)) if as_json else _verify_table(report))
+    if not report.ok:
+        raise SystemExit(1)
+
+
+def _verify_json(report: VerifyReport) -> dict[str, Any]:
+    return {"ok": report.ok, "checked": report.checked, "max_gap": report.max_gap,
+            "failures": report.failures, "failing_keys": report.failing_keys,
+            "layers": {str(k): {"checked": c, "max_gap": g, "failures": f}
+                       for k, (c, g, f) in sorted(report.layers.items())}}
+
+
+def _verify_table(report: VerifyReport) -> str:
+    rows = [(str(k), f"{c:,}", f"{g:.1e}", str(f))
+            for k, (c, g, f) in sorted(report.layers.items(), reverse=True)]
+    verdict = "sound" if report.ok else f"{report.failures} position(s) FAIL, e.g. keys {report.failing_keys[:5]}"
+    return (table(("layer", "checked", "max gap", "failures"), rows)
+            + f"\n\n{report.checked:,} positions checked, max gap {report.max_gap:.1e}: {verdict}")
+
+
+@cli.command(name="upgrade")
+@click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@user_errors
+def upgrade_command(db_path: Path) -> None:
+    """Upgrade a database file written by an older gamedb to the current schema.
+
+    \b
+    Example:
+        gamedb upgrade old.sqlite
+    """
+    before, after = upgrade_file(db_path)
+    click.echo(f"{db_path}: schema {before} -> {after}" if before != after
+               else f"{db_path}: already at schema {after}")
