@@ -76,3 +76,12 @@ def table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]
     lines += ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in rows]
     return "\n".join(lines)
+
+
+def signed(value: float, digits: int = 6) -> str:
+    """Format a value with its sign, without printing rounding noise as ``-0.000000``.
+
+    >>> signed(-1e-17), signed(0.25)
+    ('+0.000000', '+0.250000')
+    """
+    return f"{round(value, digits) + 0.0:+.{digits}f}"

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from gamedb.cli._common import cli, table, user_errors, vars_of
+from gamedb.cli._common import cli, signed, table, user_errors, vars_of
 from gamedb.store import Entry, open_db
 from gamedb.store.database import DBInfo
 
@@ -36,7 +36,7 @@ def _info_json(info: DBInfo) -> dict[str, Any]:
 
 
 def _info_table(info: DBInfo) -> str:
-    root = "-" if info.root_value is None else f"{info.root_value:+.6f}"
+    root = "-" if info.root_value is None else signed(info.root_value)
     head = [f"spec        {info.spec}", f"status      {info.status}",
             f"states      {info.done:,} / {info.states:,}", f"root value  {root}", ""]
     progress = info.meta.get("progress")
@@ -79,7 +79,7 @@ def _entry_json(spec: str, entry: Entry) -> dict[str, Any]:
 
 
 def _entry_table(spec: str, entry: Entry, noun: str) -> str:
-    head = [f"{spec}", f"position  {entry.position}", f"value     {entry.value:+.6f}"]
+    head = [f"{spec}", f"position  {entry.position}", f"value     {signed(entry.value)}"]
     actions = sorted({a for s in entry.strategies.values() for a in s})
     if not actions:
         return "\n".join(head + ["(no moves here: the game is over or a chance draw is next)"])

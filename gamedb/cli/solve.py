@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from gamedb.build import CHUNK_SIZE, BuildReport, build
-from gamedb.cli._common import cli, progress_bar, table, user_errors
+from gamedb.cli._common import cli, progress_bar, signed, table, user_errors
 from gamedb.games import GAMES, load_game
 from gamedb.store.migrate import upgrade_file
 from gamedb.verify import VerifyReport, verify
@@ -78,7 +78,7 @@ def _format_report(report: BuildReport) -> str:
     rate = report.solved / report.seconds if report.seconds else 0.0
     return (f"{report.path}: {report.status}, {report.states:,} states, solved "
             f"{report.solved:,} in {report.seconds:.2f} s ({rate:,.0f}/s), "
-            f"root value {report.root_value:+.6f}")
+            f"root value {signed(report.root_value)}")
 
 
 @cli.command(name="verify")
