@@ -185,10 +185,9 @@ def _load(
     lo: float, scale: float, basic: _Ints, nonbasic: _Ints,
 ) -> None:
     """Write the slack-basis tableau of M' w <= 1 (rows: s_i = n + i; columns: w_j = j)."""
-    inverse = 1.0 / scale
     for i in range(m):
         for j in range(n):
-            tableau[i, j] = 1.0 + (game[i, j] - lo) * inverse
+            tableau[i, j] = 1.0 + (game[i, j] - lo) / scale  # 1 / scale may overflow
         tableau[i, n] = 1.0
         basic[i] = n + i
     for j in range(n):

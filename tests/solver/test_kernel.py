@@ -58,6 +58,13 @@ def test_near_tie_in_the_ratio_test_keeps_the_basis_feasible() -> None:
     assert_matches_highs(matrix)
 
 
+def test_subnormal_payoff_range_is_solved() -> None:
+    tiny = 2.225e-311  # 1 / tiny overflows
+    value, x, y = solve_one([[-tiny, 0.0, 0.0], [0.0, -tiny, 0.0]])
+    assert value == -tiny / 2
+    assert x.tolist() == [0.5, 0.5] and y.tolist() == [0.5, 0.5, 0.0]
+
+
 def test_value_is_right_where_highs_drops_tiny_entries() -> None:
     value, _, _ = solve_one([[1.0, 0.0], [0.0, 1e-9]])
     assert value == pytest.approx(1e-9 / (1 + 1e-9), rel=1e-6)
