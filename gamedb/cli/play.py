@@ -1,0 +1,193 @@
+"""Commands that play: match, tournament, play, plot."""
+
+from __future__ import annotations
+
+import json
+import math
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gamedb.cli._common import cli, table, user_errors, vars_of
+from gamedb.games import GameError, load_game
+from gamedb.play.names import AGENT_NAMES, make_agent
+from gamedb.play.plot import Axis, plot_heatmap, plot_strategy, slice_grid
+from gamedb.play.session import play_session
+from gamedb.play.tournament import Series, play_match, round_robin
+from gamedb.store import GameDB, open_db
+
+_DB = click.Path(path_type=Path)
+
+
+@cli.command(epilog=AGENT_NAMES)
+@click.argument("db_path", metavar="DB", type=_DB)
+@click.argument("agent1")
+@click.argument("agent2")
+@click.option("--exact", is_flag=True, help="Exact expected outcome (the default).")
+@click.option("--games", type=click.IntRange(1), help="Simulate this many games instead.")
+@click.option("--seed", type=int, help="Seed of the simulation.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@user_errors
+def match(db_path: Path, agent1: str, agent2: str, exact: bool, games: int | None,
+          seed: int | None, as_json: bool) -> None:
+    """Play AGENT1 (player 1) against AGENT2: exact outcome, or a seeded simulation.
+
+    \b
+    Example:
+        gamedb match j6.sqlite equilibrium random
+        gamedb match j6.sqlite equilibrium highest --games 1000 --seed 1 --json
+    """
+    if exact and games:
+        raise click.UsageError("--exact and --games exclude each other")
+    with open_db(db_path) as db:
+        a, b = make_agent(agent1, db.game, db), make_agent(agent2, db.game, db)
+        result = play_match(db.game, a, b, games=games, seed=seed)
+    fields = vars_of(result)
+    click.echo(json.dumps(fields) if as_json else "\n".join(
+        f"{name:15} {_fmt(value)}" for name, value in fields.items()))
+
+
+@cli.command(epilog=AGENT_NAMES)
+@click.argument("spec")
+@click.option("--agents", required=True, help="Comma-separated agent names.")
+@click.option("--games", "lengths", default="10,20,30,50", show_default=True,
+              help="Comma-separated series lengths.")
+@click.option("--db", "db_path", type=_DB, help="Database for the equilibrium agents.")
+@click.option("--simulate", is_flag=True, help="Play seeded games instead of exact expectations.")
+@click.option("--seed", type=int, help="Seed of the simulation.")
+@user_errors
+def tournament(spec: str, agents: str, lengths: str, db_path: Path | None, simulate: bool,
+               seed: int | None) -> None:
+    """Run round robins of SPEC among the agents, one table per series length.
+
+    \b
+    Example:
+        gamedb tournament "goofspiel(num_cards=13,returns_type=point_difference)" \\
+            --agents level-1,level-2,level-3,random --games 10,20,30,50
+    """
+    with ExitStack() as stack:
+        db = stack.enter_context(open_db(db_path)) if db_path else None
+        game = _game_for(spec, db)
+        players = [make_agent(name, game, db) for name in agents.split(",")]
+        series = round_robin(game, players, _lengths(lengths), seed=seed, simulate_games=simulate)
+    click.echo("\n\n".join(_series_table(s) for s in series))
+
+
+@cli.command()
+@click.argument("db_path", metavar="DB", type=_DB)
+@click.option("--seat", type=click.IntRange(1, 2), default=1, show_default=True,
+              help="Your seat: player 1 or 2.")
+@click.option("--seed", type=int, help="Seed of the chance draws and the equilibrium's moves.")
+@user_errors
+def play(db_path: Path, seat: int, seed: int | None) -> None:
+    """Play against the equilibrium in the terminal (moves from stdin, so scripts work).
+
+    Type a card or bid; 'explain' or '?' shows the equilibrium's mixed strategy at the
+    current and the previous position; 'quit' ends the game.
+
+    \b
+    Example:
+        gamedb play j6.sqlite --seat 2 --seed 7
+        printf '6\\n5\\n?\\n4\\n3\\n2\\n1\\n' | gamedb play j6.sqlite
+    """
+    with open_db(db_path) as db:
+        play_session(db, _read_line, click.echo, seat=seat, seed=seed)
+
+
+@cli.group()
+def plot() -> None:
+    """Draw strategies as PNG or SVG pictures (matplotlib)."""
+
+
+@plot.command("strategy")
+@click.argument("db_path", metavar="DB", type=_DB)
+@click.argument("position")
+@click.option("--output", "-o", required=True, help="FILE.png or FILE.svg")
+@user_errors
+def plot_strategy_command(db_path: Path, position: str, output: str) -> None:
+    """Draw both players' strategies at POSITION as bars.
+
+    \b
+    Example:
+        gamedb plot strategy oz.sqlite "coins1=10 coins2=10 pos=0" -o start.png
+    """
+    with open_db(db_path) as db:
+        path = plot_strategy(db.game.spec, db.probe(position), db.game.action_noun, output)
+    click.echo(f"wrote {path}")
+
+
+@plot.command("heatmap")
+@click.argument("db_path", metavar="DB", type=_DB)
+@click.option("--x", "x_axis", required=True, help="FIELD or FIELD=LOW:HIGH, e.g. coins1=0:20")
+@click.option("--y", "y_axis", required=True, help="FIELD or FIELD=LOW:HIGH")
+@click.option("--fixed", multiple=True, help="Other fields, e.g. pos=0 (repeatable).")
+@click.option("--what", default="value", show_default=True,
+              help="value, prob:ACTION (player 1) or prob2:ACTION (player 2).")
+@click.option("--output", "-o", required=True, help="FILE.png or FILE.svg")
+@user_errors
+def plot_heatmap_command(db_path: Path, x_axis: str, y_axis: str, fixed: tuple[str, ...],
+                         what: str, output: str) -> None:
+    """Draw a heatmap of value or of one action's probability over a 2-D slice.
+
+    \b
+    Example:
+        gamedb plot heatmap oz.sqlite --x coins1 --y coins2 --fixed pos=0 --what prob:1 -o p1.png
+    """
+    with open_db(db_path) as db:
+        high = int(getattr(db.game, "coins", getattr(db.game, "num_cards", 10)))
+        grid = slice_grid(db, Axis.parse(x_axis, high), Axis.parse(y_axis, high),
+                          " ".join(fixed), what)
+        path = plot_heatmap(grid, output)
+    click.echo(f"wrote {path}")
+
+
+def _game_for(spec: str, db: GameDB | None) -> Any:
+    game = load_game(spec)
+    if db is not None and db.game.spec != game.spec:
+        raise GameError(f"--db holds {db.game.spec}, not {game.spec}")
+    return db.game if db is not None else game
+
+
+def _lengths(text: str) -> list[int]:
+    try:
+        lengths = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise GameError(f"--games must be comma-separated integers, got {text!r}") from None
+    if any(n < 1 for n in lengths):
+        raise GameError("--games lengths must be at least 1")
+    return lengths
+
+
+def _read_line(prompt: str) -> str | None:
+    click.echo(prompt, nl=False)
+    line = click.get_text_stream("stdin").readline()
+    if not line:
+        click.echo()
+        return None
+    return line
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return "-" if math.isnan(value) else f"{value:.6f}".rstrip("0").rstrip(".")
+    return str(value)
+
+
+def _series_table(series: Series) -> str:
+    kind = "expected totals" if series.exact else "simulated"
+    head = f"Round robin, {series.games} games per pairing ({kind}, half in each seat)"
+    rows = [(s.agent, _num(s.points_for), _num(s.points_against),
+             _num(s.points_for - s.points_against), _num(s.wins), _num(s.draws),
+             _num(s.losses), ", ".join(s.beat) or "-") for s in series.standings]
+    names = [s.agent for s in series.standings]
+    cell = {(p.agent, p.opponent): _num(p.points_for - p.points_against) for p in series.pairs}
+    grid = [(a, *(cell.get((a, b), "") for b in names)) for a in names]
+    return "\n".join([head, table(("agent", "for", "against", "diff", "wins", "draws",
+                                   "losses", "beat"), rows), "",
+                      "points difference, row vs column:", table(("", *names), grid)])
+
+
+def _num(x: float) -> str:
+    return "-" if math.isnan(x) else f"{x:.1f}"

@@ -1,0 +1,1 @@
+"""Play and evaluate: agents, exact evaluation, simulation, tournaments, interactive play."""

@@ -1,0 +1,111 @@
+"""The equilibrium agent: stored strategies, or strategies solved on the fly.
+
+With a database the agent samples the stored mixed strategy of each position. Where the
+file holds no strategy (a values-only file, or a position it does not store) the stage
+game is rebuilt from the stored values of the successors and solved with one small LP.
+Without a database every position is solved on the fly by memoised backward induction,
+which is fine for the small games used in tests.
+
+>>> from gamedb.games import load_game
+>>> game = load_game("jujitsu(num_cards=3)")
+>>> eq = Equilibrium.solve(game)
+>>> start = game.initial()[0][1]
+>>> round(eq.value(start), 12), {a: round(p, 3) for a, p in eq.policy(game, start, 1).items()}
+(0.0, {1: 0.2, 2: 0.6, 3: 0.2})
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gamedb.games.base import Game
+from gamedb.play.agents import Policy, my_actions
+from gamedb.solver.matrix_game import solve_matrix_game
+from gamedb.store import GameDB
+
+_Strategies = tuple[Policy, Policy]
+
+
+class Equilibrium:
+    """Plays a stored (or freshly solved) equilibrium strategy in either seat."""
+
+    name = "equilibrium"
+
+    def __init__(self, game: Game[Any], db: GameDB | None = None):
+        self.game = game
+        self.db = db
+        self._values: dict[Any, float] = {}
+        self._strategies: dict[Any, _Strategies] = {}
+
+    @classmethod
+    def solve(cls, game: Game[Any]) -> Equilibrium:
+        """Return an equilibrium agent that solves every position itself (small games)."""
+        return cls(game)
+
+    def policy(self, game: Game[Any], state: Any, player: int) -> Policy:
+        return self.strategies(state)[player - 1]
+
+    def strategies(self, state: Any) -> _Strategies:
+        """Return both players' equilibrium strategies at a decision state."""
+        if state not in self._strategies:
+            entry = self.db.get(state) if self.db is not None else None
+            if entry is not None and entry.strategies.get(1) and entry.strategies.get(2):
+                self._values[state] = entry.value
+                self._strategies[state] = (entry.strategies[1], entry.strategies[2])
+            else:
+                self._solve_stage(state)
+        return self._strategies[state]
+
+    def value(self, state: Any) -> float:
+        """Return the equilibrium value of any state, from player 1's side."""
+        if state in self._values:
+            return self._values[state]
+        game = self.game
+        payoff = game.value(state)
+        draws = game.chance(state) if payoff is None else None
+        if payoff is not None:
+            result = payoff
+        elif draws is not None:
+            result = sum(p * self.value(child) for p, child in draws)
+        else:
+            entry = self.db.get(state) if self.db is not None else None
+            result = entry.value if entry is not None else self._solve_stage(state)
+        self._values[state] = result
+        return result
+
+    def stage_matrix(self, state: Any) -> np.ndarray:
+        """Return the stage game of a decision state: expected successor values."""
+        acts1, acts2 = self.game.actions(state)
+        return np.array([[sum(p * self.value(child) for p, child in self.game.next(state, a, b))
+                          for b in acts2] for a in acts1])
+
+    def _solve_stage(self, state: Any) -> float:
+        acts1, acts2 = self.game.actions(state)
+        solution = solve_matrix_game(self.stage_matrix(state))
+        self._strategies[state] = (_as_policy(acts1, solution.row_strategy),
+                                   _as_policy(acts2, solution.col_strategy))
+        self._values[state] = solution.value
+        return solution.value
+
+
+class SupportRandom:
+    """Plays uniformly among the actions the equilibrium plays with positive probability."""
+
+    name = "support-random"
+
+    def __init__(self, equilibrium: Equilibrium):
+        self.equilibrium = equilibrium
+
+    def policy(self, game: Game[Any], state: Any, player: int) -> Policy:
+        support = [a for a, p in self.equilibrium.policy(game, state, player).items() if p > 1e-9]
+        support = support or list(my_actions(game, state, player))
+        return {a: 1.0 / len(support) for a in support}
+
+
+def _as_policy(actions: tuple[int, ...], probs: np.ndarray) -> Policy:
+    return {a: float(p) for a, p in zip(actions, probs) if p > 0.0}
+
+
+__all__ = ["Equilibrium", "SupportRandom"]

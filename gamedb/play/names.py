@@ -1,0 +1,67 @@
+"""Agents by name, as the command line writes them.
+
+>>> from gamedb.games import load_game
+>>> make_agent("level-2", load_game("goofspiel(num_cards=5)")).name
+'level-2'
+>>> make_agent("best-response:random", load_game("jujitsu(num_cards=3)")).name
+'best-response:random'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gamedb.games.base import Game, GameError
+from gamedb.play.agents import Agent, BidRange, Highest, LevelK, Lowest, TwoElseOne, Uniform
+from gamedb.play.equilibrium import Equilibrium, SupportRandom
+from gamedb.play.evaluate import BestResponse
+from gamedb.store import GameDB
+
+AGENT_NAMES = """\b
+Agents:
+  equilibrium           the stored equilibrium (solved on the fly without a DB)
+  random                uniform over legal actions (= level-0)
+  highest, lowest       always the highest / lowest card or bid
+  matching              Goofspiel: bid the card equal to the prize (= level-1)
+  level-K               Goofspiel: level k bids ((prize + k - 2) mod n) + 1
+  bid-range-L-H         Oshi-Zumo: uniform bid in L..min(H, coins)
+  two-else-one          Oshi-Zumo: bid 2 if you have 2 coins, else 1
+  support-random        uniform within the equilibrium's support
+  best-response:AGENT   the exact best response to AGENT (any name above)"""
+
+_PRIZE_GAMES = ("goofspiel",)
+
+
+def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
+    """Return the agent called ``name`` for ``game`` (see ``AGENT_NAMES``).
+
+    Raises:
+        GameError: an unknown name, or an agent that makes no sense in this game.
+    """
+    name = name.strip()
+    if name.startswith("best-response:"):
+        return BestResponse(game, make_agent(name.partition(":")[2], game, db))
+    if name in ("equilibrium", "support-random"):
+        eq = Equilibrium(game, db)
+        return eq if name == "equilibrium" else SupportRandom(eq)
+    simple: dict[str, Agent] = {"random": Uniform(), "highest": Highest(), "lowest": Lowest(),
+                                "two-else-one": TwoElseOne()}
+    if name in simple:
+        return simple[name]
+    if name == "matching" or (match := re.fullmatch(r"level-(\d+)", name)):
+        k = 1 if name == "matching" else int(match.group(1))  # type: ignore[union-attr]
+        if k and game.name not in _PRIZE_GAMES:
+            raise GameError(f"agent {name!r} needs a revealed prize (Goofspiel), not {game.name}")
+        return LevelK(k)
+    if match := re.fullmatch(r"bid-range-(\d+)-(\d+)", name):
+        low, high = int(match.group(1)), int(match.group(2))
+        if low > high:
+            raise GameError(f"agent {name!r}: empty range {low}..{high}")
+        return BidRange(low, high)
+    raise GameError(f"unknown agent {name!r}; known: equilibrium, random, highest, lowest, "
+                    "matching, level-K, bid-range-L-H, two-else-one, support-random, "
+                    "best-response:AGENT")
+
+
+__all__ = ["AGENT_NAMES", "make_agent"]

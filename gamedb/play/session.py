@@ -1,0 +1,99 @@
+"""A terminal game against the equilibrium, with explanations.
+
+The session reads moves through ``read(prompt)`` (None at end of input) and writes
+lines through ``write``, so a script or a test can drive it. After each round both
+moves are revealed with the score; ``explain`` (or ``?``) prints the equilibrium's
+mixed strategy at the current position and at the previous one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gamedb.play.agents import pov
+from gamedb.play.equilibrium import Equilibrium
+from gamedb.play.evaluate import has_points, round_points
+from gamedb.play.simulate import sample
+from gamedb.store import GameDB
+
+Read = Callable[[str], "str | None"]
+Write = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionResult:
+    """How an interactive game ended."""
+
+    finished: bool
+    """False when the human quit or input ran out."""
+    payoff: float | None
+    """The human's payoff, from the human's side (None if unfinished)."""
+    rounds: int
+
+
+def play_session(db: GameDB, read: Read, write: Write, *, seat: int = 1,
+                 seed: int | None = None) -> SessionResult:
+    """Play one game: the human in ``seat`` against the stored equilibrium."""
+    game, rng = db.game, np.random.default_rng(seed)
+    eq = Equilibrium(game, db)
+    state, previous, rounds, score = sample(game.initial(), rng), None, 0, [0.0, 0.0]
+    write(f"{game.spec}: you are player {seat}, the equilibrium is player {3 - seat}.")
+    while (payoff := game.value(state)) is None:
+        if (draws := game.chance(state)) is not None:
+            state = sample(draws, rng)
+            continue
+        write(f"\nposition  {game.format_position(state)}")
+        mine = _ask(game, state, seat, read, write, eq, previous)
+        if mine is None:
+            write("Game abandoned.")
+            return SessionResult(False, None, rounds)
+        theirs = sample([(p, a) for a, p in eq.policy(game, state, 3 - seat).items()], rng)
+        a, b = (mine, theirs) if seat == 1 else (theirs, mine)
+        got = round_points(game, state, a, b)
+        score = [score[0] + got[0], score[1] + got[1]]
+        write(f"you played {mine}, the equilibrium played {theirs}"
+              + (f"; score you {score[seat - 1]:g}, equilibrium {score[2 - seat]:g}"
+                 if has_points(game) else ""))
+        previous, rounds = state, rounds + 1
+        state = sample(game.next(state, a, b), rng)
+    mine_payoff = pov(payoff, seat)
+    verdict = "you win" if mine_payoff > 0 else "you lose" if mine_payoff < 0 else "a draw"
+    write(f"\nGame over after {rounds} rounds: {verdict} (payoff {mine_payoff:+g}).")
+    return SessionResult(True, mine_payoff, rounds)
+
+
+def _ask(game: Any, state: Any, seat: int, read: Read, write: Write, eq: Equilibrium,
+         previous: Any) -> int | None:
+    legal = game.actions(state)[seat - 1]
+    noun = game.action_noun
+    while True:
+        line = read(f"your {noun} ({', '.join(map(str, legal))}; ? explains)> ")
+        if line is None or line.strip() in ("quit", "q", "exit"):
+            return None
+        text = line.strip()
+        if text in ("?", "explain"):
+            for label, where in (("now", state), ("previous position", previous)):
+                if where is not None:
+                    write(explain(eq, where, label))
+        elif text.lstrip("-").isdigit() and int(text) in legal:
+            return int(text)
+        else:
+            write(f"{text!r} is not a legal {noun}; choose one of {', '.join(map(str, legal))}")
+
+
+def explain(eq: Equilibrium, state: Any, label: str = "now") -> str:
+    """Describe both equilibrium strategies and the value at a decision state."""
+    game = eq.game
+    lines = [f"equilibrium at {label}: {game.format_position(state)}",
+             f"  value for player 1: {eq.value(state):+.4f}"]
+    for player, strategy in zip((1, 2), eq.strategies(state)):
+        mix = ", ".join(f"{a}: {p:.3f}" for a, p in sorted(strategy.items()))
+        lines.append(f"  player {player} plays {mix}")
+    return "\n".join(lines)
+
+
+__all__ = ["SessionResult", "explain", "play_session"]

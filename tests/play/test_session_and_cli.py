@@ -1,0 +1,98 @@
+"""The play commands end to end: match, tournament, scripted play, pictures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gamedb.cli import cli
+from gamedb.play.equilibrium import Equilibrium
+from gamedb.play.session import play_session
+from gamedb.store import open_db
+
+
+def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("command", [["match"], ["tournament"], ["play"], ["plot", "strategy"],
+                                     ["plot", "heatmap"]])
+def test_every_play_command_has_help_with_an_example(command: list[str]) -> None:
+    code, out, _ = run(*command, "--help")
+    assert code == 0 and "Example:" in out
+
+
+def test_match_help_lists_the_agent_names() -> None:
+    out = run("match", "--help")[1]
+    assert all(name in out for name in ("level-K", "bid-range-L-H", "best-response:AGENT"))
+
+
+def test_equilibrium_from_the_database_equals_the_one_solved_on_the_fly(built) -> None:  # type: ignore[no-untyped-def]
+    with open_db(built("jujitsu(num_cards=5)")) as db:
+        stored, fresh = Equilibrium(db.game, db), Equilibrium.solve(db.game)
+        for _, state in db.game.initial():
+            assert stored.value(state) == pytest.approx(fresh.value(state), abs=1e-12)
+
+
+def test_match_exact_and_simulated_json(built) -> None:  # type: ignore[no-untyped-def]
+    db = str(built("jujitsu(num_cards=5)"))
+    code, out, err = run("match", db, "equilibrium", "random", "--json")
+    exact = json.loads(out)
+    assert code == 0, err
+    assert exact["payoff"] == pytest.approx(0.16804167, abs=1e-8)
+    assert exact["win"] + exact["draw"] + exact["loss"] == pytest.approx(1.0)
+    code, out, _ = run("match", db, "equilibrium", "random", "--games", "300", "--seed", "4", "--json")
+    sim = json.loads(out)
+    assert code == 0 and sim["games"] == 300 and sim["seed"] == 4
+    assert abs(sim["payoff"] - exact["payoff"]) <= sim["payoff_ci"] * 1.5
+    code, out, _ = run("match", db, "best-response:equilibrium", "equilibrium")
+    assert code == 0 and "payoff" in out
+
+
+def test_match_rejects_an_agent_that_makes_no_sense_here(built) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run("match", str(built("jujitsu(num_cards=3)")), "level-2", "random")
+    assert code == 1 and "revealed prize" in err and len(err.strip().splitlines()) == 1
+
+
+def test_tournament_prints_the_published_level_one_versus_level_two_gap() -> None:
+    code, out, err = run("tournament", "goofspiel(num_cards=13,returns_type=point_difference)",
+                         "--agents", "level-1,level-2", "--games", "10,50")
+    assert code == 0, err
+    assert "10 games per pairing" in out and "-650.0" in out and "-3250.0" in out
+    level2 = next(line for line in out.splitlines() if line.strip().startswith("level-2"))
+    assert level2.split()[1:3] == ["780.0", "130.0"] and level2.rstrip().endswith("level-1")
+
+
+def test_scripted_play_reveals_cards_keeps_score_and_explains(built) -> None:  # type: ignore[no-untyped-def]
+    db = str(built("jujitsu(num_cards=3)"))
+    code, out, err = run("play", db, "--seed", "3", stdin="9\n?\n3\n2\n1\n")
+    assert code == 0, err
+    assert "not a legal card" in out and "equilibrium at now" in out
+    assert out.count("you played") == 3 and "score you" in out and "Game over" in out
+
+
+def test_session_stops_cleanly_when_input_runs_out(built) -> None:  # type: ignore[no-untyped-def]
+    lines = iter(["1"])
+    written: list[str] = []
+    with open_db(built("goofspiel(num_cards=3)")) as db:
+        result = play_session(db, lambda prompt: next(lines, None), written.append, seat=2, seed=1)
+    assert not result.finished and result.rounds == 1
+    assert any("previous" not in w and "you played 1" in w for w in written)
+
+
+def test_plots_are_written_as_png_and_svg(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    db = str(built("oshi_zumo(coins=6,size=2)"))
+    png, svg = tmp_path / "s.png", tmp_path / "h.svg"
+    assert run("plot", "strategy", db, "start", "-o", str(png))[0] == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, _, err = run("plot", "heatmap", db, "--x", "coins1", "--y", "coins2", "--fixed", "pos=0",
+                       "--what", "prob:1", "-o", str(svg))
+    assert code == 0, err
+    assert svg.read_text().lstrip().startswith(("<?xml", "<svg"))
+    code, _, err = run("plot", "heatmap", db, "--x", "coins1", "--y", "coins2", "--what", "odd",
+                       "-o", str(svg))
+    assert code == 1 and "--what" in err
