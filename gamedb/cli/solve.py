@@ -12,7 +12,7 @@ import click
 from gamedb.build import CHUNK_SIZE, BuildReport, build
 from gamedb.cli._common import cli, progress_bar, signed, table, user_errors
 from gamedb.games import GAMES, load_game
-from gamedb.store.migrate import upgrade_file
+from gamedb.store.migrate import backup_path, upgrade_file
 from gamedb.verify import VerifyReport, verify
 
 @cli.command()
@@ -126,5 +126,5 @@ def upgrade_command(db_path: Path) -> None:
         gamedb upgrade old.sqlite
     """
     before, after = upgrade_file(db_path)
-    click.echo(f"{db_path}: schema {before} -> {after}" if before != after
-               else f"{db_path}: already at schema {after}")
+    click.echo(f"{db_path}: schema {before} -> {after} (backup: {backup_path(db_path, before)})"
+               if before != after else f"{db_path}: already at schema {after}")

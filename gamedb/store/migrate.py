@@ -8,17 +8,21 @@ The scripts live in top-level ``migrations/`` and are installed as
 from __future__ import annotations
 
 import importlib.util
+import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import text
-from sqlalchemy.engine import Connection
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
+from gamedb.store.errors import StoreError
 from gamedb.store.schema import SCHEMA_REVISION, metadata
 
 if TYPE_CHECKING:  # alembic is imported only to create or migrate a file (start-up time)
     from alembic.config import Config
+
+    from gamedb.games.base import Game
 
 
 class SchemaOutOfDate(RuntimeError):
@@ -62,11 +66,15 @@ def current_revision(connection: Connection) -> str | None:
     return None if row is None else str(row[0])
 
 
-def create_schema(connection: Connection) -> None:
-    """Create every table of a new file and stamp it at head."""
+def create_schema(connection: Connection, game: Game[Any] | None = None) -> None:
+    """Create every table of a new file (and ``game``'s readable views), stamp it at head."""
     from alembic import command
 
+    from gamedb.store.views import create_views
+
     metadata.create_all(connection)
+    if game is not None:
+        create_views(connection, game)
     command.stamp(alembic_config(connection), "head")
 
 
@@ -80,6 +88,10 @@ def upgrade(connection: Connection) -> None:
 def check_schema(connection: Connection, path: str) -> None:
     """Raise ``SchemaOutOfDate`` unless the file is at head (``SCHEMA_REVISION``)."""
     current, head = current_revision(connection), SCHEMA_REVISION
+    if current is not None and current > head:  # readable ids: "0001" < "0002" < ...
+        raise SchemaOutOfDate(
+            f"{path} has schema revision {current}, newer than this gamedb reads ({head}); "
+            "upgrade gamedb to read it")
     if current != head:
         raise SchemaOutOfDate(
             f"{path} has schema revision {current}, this gamedb needs {head}; "
@@ -87,21 +99,77 @@ def check_schema(connection: Connection, path: str) -> None:
         )
 
 
+def backup_path(path: Path, revision: str | None) -> Path:
+    """Return where ``upgrade_file`` keeps the copy of a file at ``revision``.
+
+    >>> backup_path(Path("data/j8.sqlite"), "0001").as_posix()
+    'data/j8.sqlite.bak-0001'
+    """
+    return path.with_name(f"{path.name}.bak-{revision or 'none'}")
+
+
 def upgrade_file(path: Path) -> tuple[str | None, str]:
-    """Upgrade the gamedb file at ``path`` in place; return (old, new) revisions."""
-    from sqlalchemy import create_engine
+    """Upgrade the gamedb file at ``path`` in place; return (old, new) revisions.
 
-    from gamedb.store.engine import read_meta
+    A file already at head is only read. Otherwise a consistent copy goes to
+    ``backup_path(path, old)`` first, and the upgrade runs in one transaction (SQLite
+    DDL is transactional), so a failure leaves the file as it was.
 
-    if not Path(path).is_file():
-        from gamedb.store.errors import NotAGameDB
-        raise NotAGameDB(f"{path}: no such database file")
-    engine = create_engine(f"sqlite:///{path}")
+    Raises:
+        NotAGameDB: missing file, or not a gamedb file.
+        StoreError: the backup file exists already (it is never overwritten).
+    """
+    path = Path(path)
+    before = _checked_revision(path)
+    if before == SCHEMA_REVISION:
+        return before, before
+    backup = backup_path(path, before)
+    if backup.exists():
+        raise StoreError(f"{backup} exists already; move it away and run again")
+    _copy_database(path, backup)
+    engine = _transactional_engine(path)
     try:
         with engine.begin() as conn:
-            read_meta(conn, Path(path))
-            before = current_revision(conn)
             upgrade(conn)
             return before, current_revision(conn) or SCHEMA_REVISION
     finally:
         engine.dispose()
+
+
+def _checked_revision(path: Path) -> str | None:
+    """Read a file's revision read-only, checking it is a gamedb file."""
+    from gamedb.store.engine import read_meta, readonly_engine
+
+    engine = readonly_engine(path)
+    try:
+        with engine.connect() as conn:
+            read_meta(conn, path)
+            return current_revision(conn)
+    finally:
+        engine.dispose()
+
+
+def _copy_database(path: Path, target: Path) -> None:
+    """Copy a database with SQLite's backup API (consistent even with a WAL file)."""
+    source = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+    copy = sqlite3.connect(target)
+    try:
+        source.backup(copy)
+    finally:
+        copy.close()
+        source.close()
+
+
+def _transactional_engine(path: Path) -> Engine:
+    """An engine whose transactions include DDL (pysqlite's implicit BEGIN skips it)."""
+    engine = create_engine(f"sqlite:///{path}")
+
+    @event.listens_for(engine, "connect")
+    def _no_implicit_transactions(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
+        dbapi_conn.isolation_level = None
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine

@@ -12,7 +12,7 @@ from sqlalchemy import (
 )
 
 #: Bump when the meaning of a table changes; alembic revisions carry the history.
-SCHEMA_REVISION = "0001"
+SCHEMA_REVISION = "0002"
 
 metadata = MetaData(naming_convention={
     "ix": "ix_%(column_0_label)s",

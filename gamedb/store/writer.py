@@ -63,6 +63,9 @@ class Writer:
             # Check an existing file read-only first: even switching it to WAL would
             # change a foreign or mismatched file, and nothing may be damaged.
             self.meta = _checked_meta(path, game)
+            if self.complete:  # finished, maybe shipped: never write to it, not even WAL
+                self._engine = None
+                return
         self._engine = writable_engine(path)
         self._conn = self._engine.connect()
         self._raw: sqlite3.Connection = self._conn.connection.driver_connection  # type: ignore[assignment]
@@ -72,7 +75,7 @@ class Writer:
 
     def _create(self, game: Game[Any], settings: dict[str, Any]) -> None:
         self._raw.execute("BEGIN")
-        create_schema(self._conn)
+        create_schema(self._conn, game)
         write_meta(self._conn, {
             "spec": game.spec, "family": game.name, "params": _params(game),
             "key_layout": game.key_layout, "canonical_keys": game.canonical_keys,
@@ -150,6 +153,9 @@ class Writer:
 
     def close(self) -> None:
         """Checkpoint the WAL and release the file and its lock."""
+        if self._engine is None:  # a finished file, only read
+            self._lock.release()
+            return
         try:
             self._raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:

@@ -1,0 +1,145 @@
+"""Commands for the world outside gamedb: sql, key, export, ship."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from gamedb.cli._common import cli, progress_bar, table, user_errors
+from gamedb.store.export import KeyInfo, export, key_info, run_query, ship
+
+
+@cli.command()
+@click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@click.argument("query", metavar="SQL")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of row objects.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV with a header row.")
+@user_errors
+def sql(db_path: Path, query: str, as_json: bool, as_csv: bool) -> None:
+    """Run one SQL statement on a database opened read-only (writes fail).
+
+    Views ``positions`` and ``position_strategies`` show decoded positions; see
+    docs/format.md and docs/queries.md.
+
+    \b
+    Example:
+        gamedb sql j8.sqlite "SELECT position, value FROM positions LIMIT 5"
+        gamedb sql j8.sqlite "SELECT * FROM meta" --json
+    """
+    if as_json and as_csv:
+        raise click.UsageError("choose one of --json and --csv")
+    with run_query(db_path, query) as (columns, rows):
+        if as_json:
+            _echo_json(columns, rows)
+        elif as_csv:
+            writer = csv.writer(sys.stdout, lineterminator="\n")
+            writer.writerow(columns)
+            writer.writerows(rows)
+        else:
+            click.echo(table(tuple(columns), [tuple(_cell(v) for v in r) for r in rows]))
+
+
+def _echo_json(columns: list[str], rows: Any) -> None:
+    click.echo("[", nl=False)
+    for i, row in enumerate(rows):
+        click.echo(("," if i else "") + "\n  " + json.dumps(dict(zip(columns, row))), nl=False)
+    click.echo("\n]")
+
+
+def _cell(value: Any) -> str:
+    return "NULL" if value is None else str(value)
+
+
+@cli.command()
+@click.argument("spec")
+@click.argument("position")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@user_errors
+def key(spec: str, position: str, as_json: bool) -> None:
+    """Print where POSITION is stored: canonical key, layer, swap, action labels.
+
+    Needs no database: other tools use it to look positions up with plain SQL
+    (``SELECT * FROM strategies WHERE key = ...``), mapping stored labels back to real
+    cards with the printed table.
+
+    \b
+    Example:
+        gamedb key "jujitsu(num_cards=8)" "hand1=2,7 hand2=4,8 pot=0 diff=-2"
+        gamedb key "oshi_zumo(coins=50)" "coins1=17 coins2=34 pos=3" --json
+    """
+    info = key_info(spec, position)
+    click.echo(json.dumps(_key_json(info)) if as_json else _key_table(info))
+
+
+def _key_json(info: KeyInfo) -> dict[str, Any]:
+    return {"spec": info.spec, "position": info.position, "key": info.key,
+            "layer": info.layer, "swapped": info.swapped,
+            "stored_position": info.stored_position, "offset": info.offset,
+            "players": {str(p): {"stored_player": info.stored_player[p],
+                                 "actions": {str(a): label for a, label in info.actions[p].items()}}
+                        for p in (1, 2)}}
+
+
+def _key_table(info: KeyInfo) -> str:
+    head = [info.spec, f"position         {info.position}", f"key              {info.key}",
+            f"layer            {info.layer}", f"swapped          {'yes' if info.swapped else 'no'}",
+            f"stored position  {info.stored_position}", ""]
+    rows = [(str(p), str(info.stored_player[p]), str(a), str(label))
+            for p in (1, 2) for a, label in info.actions[p].items()]
+    return "\n".join(head) + table(("player", "stored player", "real", "stored"), rows)
+
+
+@cli.command(name="export")
+@click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="jsonl",
+              show_default=True, help="CSV: one row per position, player and action.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to this file (default: standard output).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@user_errors
+def export_command(db_path: Path, fmt: str, output: Path | None, quiet: bool) -> None:
+    """Export every stored position, decoded, with its value and strategies.
+
+    A position is the canonical representative of its class (ranks as cards, players
+    maybe swapped); strategies are given in stored labels and as real actions of it.
+
+    \b
+    Example:
+        gamedb export j8.sqlite --format csv --output j8.csv
+        gamedb export j8.sqlite | head -3
+    """
+    out = open(output, "w", newline="") if output else sys.stdout
+    try:
+        with progress_bar(quiet or output is None, "positions") as on_progress:
+            count = export(db_path, out, fmt, on_progress=on_progress)
+    except BrokenPipeError:  # e.g. piped into head: stop quietly, like other tools
+        sys.stdout = open(os.devnull, "w")
+        return
+    finally:
+        if output:
+            out.close()
+    if output:
+        click.echo(f"{output}: {count:,} positions")
+
+
+@cli.command(name="ship")
+@click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@user_errors
+def ship_command(db_path: Path) -> None:
+    """Make a finished database ready to publish: journal_mode=DELETE, VACUUM, SHA-256.
+
+    Prints the checksum line in ``sha256sum`` format (append it to SHA256SUMS).
+
+    \b
+    Example:
+        gamedb ship data/jujitsu_num_cards=8_ties=carry.shipped.sqlite
+    """
+    report = ship(db_path)
+    click.echo(f"{report.sha256}  {Path(report.path).name}")
+    click.echo(f"{report.path}: shipped, {report.size:,} bytes", err=True)

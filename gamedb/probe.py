@@ -1,0 +1,183 @@
+"""Read a gamedb file with nothing but the standard library (``sqlite3`` and ``json``).
+
+Copy this one file into another program to read shipped databases without installing
+gamedb, numpy or SQLAlchemy. It reads the file-format contract of docs/format.md: the
+``meta``, ``states`` and ``strategies`` tables, which every schema revision keeps.
+Files are opened read-only (``mode=ro``): probing never changes a byte.
+
+Positions are looked up by canonical key. ``gamedb key SPEC POSITION`` prints the key
+of any position; for Jujitsu ``jujitsu_key`` computes it here, in pure Python, and
+``GameFile.probe_jujitsu`` answers in real cards.
+
+>>> from pathlib import Path
+>>> path = Path(__file__).parents[1] / "data" / "jujitsu_num_cards=8_ties=carry.shipped.sqlite"
+>>> with GameFile(path) as book:
+...     start = book.probe(book.root_keys[0])
+...     mine = book.probe_jujitsu([1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8])
+>>> book.spec, round(start.value, 9)
+('jujitsu(num_cards=8,ties=carry)', 0.0)
+>>> 8 in mine.strategies[1]          # Sanwal & Drechsler: never lead the highest card
+False
+>>> jujitsu_key([2, 9], [4, 7], num_cards=8)     # a card outside 1..8
+Traceback (most recent call last):
+...
+ValueError: cards must lie in 1..8, got [2, 9] and [4, 7]
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Every key holds its layer in bits 48 and up (``gamedb.games.base.LAYER_SHIFT``).
+LAYER_SHIFT = 48
+
+_JUJITSU_POT_BITS = 5
+_JUJITSU_DIFF_OFFSET = 32
+
+
+class NotStored(KeyError):
+    """The key is not in the file (not a canonical key, or an unfinished build)."""
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One position's value and strategies, as probed."""
+
+    key: int | None
+    """The canonical key (None for a finished game, which is not stored)."""
+    value: float
+    """Player 1's expected payoff under optimal play."""
+    gap: float
+    """Equilibrium gap of the stored solution."""
+    strategies: dict[int, dict[int, float]] = field(default_factory=dict)
+    """Player (1, 2) -> action -> probability (non-zero only). ``probe`` gives stored
+    players and labels (ranks for Jujitsu); ``probe_jujitsu`` real players and cards."""
+
+
+@dataclass(frozen=True)
+class JujitsuKey:
+    """Where a real Jujitsu position is stored."""
+
+    key: int
+    """Canonical key."""
+    swapped: bool
+    """True when the stored position has the players swapped (value negated)."""
+    ranks: dict[int, int]
+    """Real card -> stored label (its rank in the union of both hands)."""
+
+
+class GameFile:
+    """A gamedb file opened read-only; use as a context manager."""
+
+    def __init__(self, path: str | Path):
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such database file")
+        self.path = path
+        self._conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+        rows = self._conn.execute("SELECT name, value FROM meta").fetchall()
+        self.meta: dict[str, Any] = {name: json.loads(value) for name, value in rows}
+        """The ``meta`` table, JSON-decoded: spec, family, params, key_layout, ..."""
+
+    def __enter__(self) -> GameFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the file."""
+        self._conn.close()
+
+    @property
+    def spec(self) -> str:
+        """The game spec, e.g. ``jujitsu(num_cards=8,ties=carry)``."""
+        return str(self.meta["spec"])
+
+    @property
+    def root_keys(self) -> list[int]:
+        """Canonical keys of the initial position(s) (one per chance draw)."""
+        return [int(k) for k in self.meta.get("root_keys", [])]
+
+    def probe(self, key: int) -> Stored:
+        """Return the stored value and strategies of a canonical key.
+
+        Raises:
+            NotStored: no such key in the file.
+        """
+        row = self._conn.execute("SELECT value, gap FROM states WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise NotStored(f"key {key} is not in {self.path.name}")
+        strategies: dict[int, dict[int, float]] = {1: {}, 2: {}}
+        for player, action, prob in self._conn.execute(
+                "SELECT player, action, prob FROM strategies WHERE key = ?", (key,)):
+            strategies[player][action] = prob
+        return Stored(key, row[0], row[1], strategies)
+
+    def get(self, key: int, default: Stored | None = None) -> Stored | None:
+        """Like ``probe`` but return ``default`` for a key that is not stored."""
+        try:
+            return self.probe(key)
+        except NotStored:
+            return default
+
+    def probe_jujitsu(self, hand1: list[int], hand2: list[int], pot: int = 0,
+                      diff: int = 0) -> Stored:
+        """Return a real Jujitsu position's value (player 1's) and strategies in cards.
+
+        Raises:
+            ValueError: the file is not a Jujitsu file with the key layout read here.
+            NotStored: the position is not in the file (not reachable).
+        """
+        if self.meta.get("key_layout") != "jujitsu-v1":
+            raise ValueError(f"{self.path.name} holds {self.spec} with key layout "
+                             f"{self.meta.get('key_layout')!r}, not 'jujitsu-v1'")
+        if not hand1 and not hand2:  # the game is over: nothing is stored
+            return Stored(None, float((diff > 0) - (diff < 0)), 0.0, {1: {}, 2: {}})
+        where = jujitsu_key(hand1, hand2, pot, diff, num_cards=self.meta["params"]["num_cards"])
+        stored = self.probe(where.key)
+        card_of = {rank: card for card, rank in where.ranks.items()}
+        real = {player: {card_of[a]: p for a, p in stored.strategies[
+            3 - player if where.swapped else player].items()} for player in (1, 2)}
+        return Stored(where.key, -stored.value if where.swapped else stored.value,
+                      stored.gap, real)
+
+
+def jujitsu_key(hand1: list[int], hand2: list[int], pot: int = 0, diff: int = 0, *,
+                num_cards: int) -> JujitsuKey:
+    """Return the canonical key of a real Jujitsu position (``jujitsu-v1`` layout).
+
+    The same reduction as ``gamedb.games.jujitsu``: relabel the union of both hands by
+    rank (only comparisons matter), clamp ``diff`` to one past the largest swing left,
+    and of the position and its player-swapped twin keep the smaller key.
+
+    >>> where = jujitsu_key([3, 8], [5, 6], pot=0, diff=-2, num_cards=8)
+    >>> where.ranks, where.swapped
+    ({3: 1, 5: 2, 6: 3, 8: 4}, False)
+    >>> where.key == (2 << 48) | 0b1001 | 0b0110 << 8 | (-2 + 32) << 21   # see JujitsuState
+    True
+    """
+    union = set(hand1) | set(hand2)
+    if any(not 1 <= c <= num_cards for c in union):
+        raise ValueError(f"cards must lie in 1..{num_cards}, got {sorted(hand1)} and "
+                         f"{sorted(hand2)}")
+    ranks = {card: rank for rank, card in enumerate(sorted(union), start=1)}
+    c1 = sum(1 << (ranks[c] - 1) for c in hand1)
+    c2 = sum(1 << (ranks[c] - 1) for c in hand2)
+    reach = len(hand1) + pot + 1  # beyond it only the sign of diff matters
+    diff = min(max(diff, -reach), reach)
+    straight = _jujitsu_encode(c1, c2, pot, diff, num_cards)
+    twin = _jujitsu_encode(c2, c1, pot, -diff, num_cards)
+    return JujitsuKey(min(straight, twin), twin < straight, ranks)
+
+
+def _jujitsu_encode(h1: int, h2: int, pot: int, diff: int, n: int) -> int:
+    return (h1 | h2 << n | pot << 2 * n | (diff + _JUJITSU_DIFF_OFFSET) << 2 * n + _JUJITSU_POT_BITS
+            | bin(h1).count("1") << LAYER_SHIFT)
+
+
+__all__ = ["GameFile", "JujitsuKey", "NotStored", "Stored", "jujitsu_key"]

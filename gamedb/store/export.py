@@ -1,0 +1,285 @@
+"""A file for the world outside gamedb: read-only SQL, exports, keys, shipping.
+
+* ``run_query``: any SQL on a file opened read-only (a write fails, never happens);
+* ``export``: every stored position decoded, with its value and strategies, as CSV or
+  JSON lines;
+* ``key_info``: where a real position is stored and how its actions are labelled;
+* ``ship``: make a finished file ready to publish (``journal_mode=DELETE``, ``VACUUM``)
+  and return its SHA-256.
+
+>>> import tempfile, pathlib
+>>> from gamedb.build import build
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "j3.sqlite"
+>>> _ = build("jujitsu(num_cards=3)", path)
+>>> with run_query(path, "SELECT count(*) AS n FROM positions") as (columns, rows):
+...     columns, list(rows)
+(['n'], [(10,)])
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from gamedb.games import load_game
+from gamedb.games.base import LAYER_SHIFT, Game
+from gamedb.store.database import open_db
+from gamedb.store.errors import NotAGameDB, StoreError
+
+Progress = Callable[[int, int], None]
+
+
+class QueryError(StoreError):
+    """A query that SQLite refused (syntax, unknown table, an attempt to write...)."""
+
+
+@contextmanager
+def run_query(path: str | Path, sql: str,
+              params: tuple[Any, ...] = ()) -> Iterator[tuple[list[str], Iterator[tuple[Any, ...]]]]:
+    """Run one SQL statement on a file opened read-only; yield (columns, rows).
+
+    Raises:
+        NotAGameDB: no such file.
+        QueryError: SQLite refused the statement, e.g. any write.
+    """
+    conn = _readonly(Path(path))
+    try:
+        try:
+            cursor = conn.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise QueryError(f"{path}: {exc}") from None
+        columns = [d[0] for d in cursor.description or ()]
+        yield columns, _rows(cursor, path)
+    finally:
+        conn.close()
+
+
+def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Iterator[tuple[Any, ...]]:
+    try:
+        yield from cursor
+    except sqlite3.Error as exc:
+        raise QueryError(f"{path}: {exc}") from None
+
+
+def _readonly(path: Path) -> sqlite3.Connection:
+    """Open ``path`` so that nothing can write: ``mode=ro``, ``query_only``, no ATTACH."""
+    if not path.is_file():
+        raise NotAGameDB(f"{path}: no such database file")
+    conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+    conn.execute("PRAGMA query_only = ON")
+    conn.set_authorizer(_no_attach)  # ATTACH could create or write another file
+    return conn
+
+
+def _no_attach(action: int, *_: Any) -> int:
+    return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_ATTACH else sqlite3.SQLITE_OK
+
+
+@dataclass(frozen=True, slots=True)
+class Exported:
+    """One stored position, decoded."""
+
+    key: int
+    layer: int
+    position: str
+    """``game.format_position(game.decode(key))``: the canonical representative
+    (Jujitsu and Goofspiel hands in ranks, players maybe swapped)."""
+    value: float
+    gap: float
+    stored: dict[int, dict[int, float]]
+    """Stored player -> stored action label -> probability."""
+    labels: dict[int, dict[int, int]] | None
+    """Player -> stored label -> real action in ``position``; None when the
+    representative is not itself a position of the game."""
+
+    @property
+    def real(self) -> dict[int, dict[int, float]] | None:
+        """Player -> real action in ``position`` -> probability (None: see ``labels``)."""
+        if self.labels is None:
+            return None
+        return {p: {self.labels[p][a]: prob for a, prob in self.stored[p].items()}
+                for p in (1, 2)}
+
+
+def exported_positions(path: str | Path, *, on_progress: Progress | None = None) -> Iterator[Exported]:
+    """Yield every stored position of a file in key order (streamed, read-only)."""
+    with open_db(path) as db:
+        game = db.game
+    conn = _readonly(Path(path))
+    try:
+        total = conn.execute("SELECT count(*) FROM states").fetchone()[0]
+        strategies = conn.execute("SELECT key, player, action, prob FROM strategies ORDER BY key")
+        pending = next(strategies, None)
+        for done, (key, layer, value, gap) in enumerate(
+                conn.execute("SELECT key, layer, value, gap FROM states ORDER BY key"), 1):
+            stored: dict[int, dict[int, float]] = {1: {}, 2: {}}
+            while pending is not None and pending[0] <= key:
+                if pending[0] == key:
+                    stored[pending[1]][pending[2]] = pending[3]
+                pending = next(strategies, None)
+            yield _decoded(game, key, layer, value, gap, stored)
+            if on_progress is not None and (done % 10_000 == 0 or done == total):
+                on_progress(done, total)
+    finally:
+        conn.close()
+
+
+def _decoded(game: Game[Any], key: int, layer: int, value: float, gap: float,
+             stored: dict[int, dict[int, float]]) -> Exported:
+    state = game.decode(key)
+    canon = game.canonical(state)
+    labels: dict[int, dict[int, int]] | None = None
+    if canon.key == key and not canon.swapped:
+        labels = {p: {label: act for act, label in canon.actions[p - 1].items()} for p in (1, 2)}
+        if not all(a in labels[p] for p in (1, 2) for a in stored[p]):
+            labels = None
+    return Exported(key, layer, game.format_position(state), value, gap, stored, labels)
+
+
+def export(path: str | Path, out: TextIO, fmt: str, *,
+           on_progress: Progress | None = None) -> int:
+    """Write every stored position of ``path`` to ``out``; return how many.
+
+    Args:
+        fmt: ``jsonl`` (one object per position) or ``csv`` (one row per position,
+            player and action with non-zero probability).
+    """
+    with open_db(path) as db:
+        noun = db.game.action_noun
+    rows = exported_positions(path, on_progress=on_progress)
+    if fmt == "jsonl":
+        return _write_jsonl(rows, out)
+    if fmt == "csv":
+        return _write_csv(rows, out, noun)
+    raise ValueError(f"unknown export format {fmt!r}: expected csv or jsonl")
+
+
+def _write_jsonl(rows: Iterator[Exported], out: TextIO) -> int:
+    count = 0
+    for row in rows:
+        record = {"key": row.key, "layer": row.layer, "position": row.position,
+                  "value": row.value, "gap": row.gap, "strategy": _json_strategy(row.real),
+                  "stored_strategy": _json_strategy(row.stored)}
+        out.write(json.dumps(record) + "\n")
+        count += 1
+    return count
+
+
+def _json_strategy(strategy: dict[int, dict[int, float]] | None) -> dict[str, Any] | None:
+    if strategy is None:
+        return None
+    return {str(p): {str(a): prob for a, prob in sorted(s.items())} for p, s in strategy.items()}
+
+
+def _write_csv(rows: Iterator[Exported], out: TextIO, noun: str) -> int:
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["key", "layer", "position", "value", "gap", "player", "action", noun, "prob"])
+    count = 0
+    for row in rows:
+        for player in (1, 2):
+            real = {} if row.labels is None else row.labels[player]
+            for action, prob in sorted(row.stored[player].items()):
+                writer.writerow([row.key, row.layer, row.position, row.value, row.gap, player,
+                                 action, real.get(action, ""), prob])
+        count += 1
+    return count
+
+
+@dataclass(frozen=True, slots=True)
+class KeyInfo:
+    """Where a real position is stored (``gamedb key``)."""
+
+    spec: str
+    position: str
+    key: int
+    layer: int
+    swapped: bool
+    """True when the stored position has the players swapped (value negated)."""
+    stored_position: str
+    """The canonical representative: ``format_position(decode(key))``."""
+    actions: dict[int, dict[int, int]]
+    """Real player -> real action -> stored label."""
+    stored_player: dict[int, int]
+    """Real player -> the stored player whose strategy it plays."""
+    offset: float = 0.0
+    """Real value = (-1 if swapped else 1) * stored value + offset."""
+
+
+def key_info(spec: str, position: str) -> KeyInfo:
+    """Return the canonical key of ``position`` in ``spec`` and its action labels.
+
+    Raises:
+        GameError: bad spec or position, or one that is never stored (the game is
+            over, or a chance draw comes next).
+
+    >>> info = key_info("jujitsu(num_cards=8)", "hand1=2,7 hand2=4,8 pot=0 diff=-2")
+    >>> info.key, info.swapped, info.stored_position
+    (562950016338437, False, 'hand1=1,3 hand2=2,4 pot=0 diff=-2')
+    >>> info.actions[1]          # real card -> rank in the union of both hands
+    {2: 1, 4: 2, 7: 3, 8: 4}
+    """
+    from gamedb.games import GameError
+
+    game = load_game(spec)
+    state = game.parse_position(position)
+    if game.value(state) is not None:
+        raise GameError(f"{game.format_position(state)}: the game is over; nothing is stored")
+    if game.chance(state) is not None:
+        raise GameError(f"{game.format_position(state)}: a chance draw comes next; "
+                        "give the drawn prize (prize=...)")
+    canon = game.canonical(state)
+    return KeyInfo(game.spec, game.format_position(state), canon.key, canon.key >> LAYER_SHIFT,
+                   canon.swapped, game.format_position(game.decode(canon.key)),
+                   {p: dict(sorted(canon.actions[p - 1].items())) for p in (1, 2)},
+                   {p: canon.stored_player(p) for p in (1, 2)}, canon.offset)
+
+
+@dataclass(frozen=True, slots=True)
+class ShipReport:
+    """A file made ready to publish."""
+
+    path: str
+    sha256: str
+    size: int
+    """Bytes."""
+
+
+def ship(path: str | Path) -> ShipReport:
+    """Finalise a complete file for shipping: ``journal_mode=DELETE``, ``VACUUM``.
+
+    A shipped file is one self-contained file (no ``-wal``), as small as SQLite makes
+    it; gamedb only ever opens it read-only afterwards.
+
+    Raises:
+        NotAGameDB, SchemaOutOfDate, SpecMismatch: as ``open_db``.
+        StoreError: the build is not complete.
+    """
+    path = Path(path)
+    with open_db(path) as db:
+        status = db.meta.get("status")
+    if status != "complete":
+        raise StoreError(f"{path}: the build is not complete (status {status}); "
+                         "finish it with gamedb build before shipping")
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=DELETE")
+        conn.execute("VACUUM")
+    finally:
+        conn.close()
+    return ShipReport(str(path), sha256_of(path), path.stat().st_size)
+
+
+def sha256_of(path: str | Path) -> str:
+    """Return the hex SHA-256 of a file (as ``sha256sum`` prints it)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,0 +1,138 @@
+"""The docs cannot rot: every example query runs on the shipped files, the format
+reference names every column, and data/ is what SHA256SUMS and SOURCE.md say."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gamedb.probe import GameFile
+from gamedb.store import open_db
+from gamedb.store.export import key_info
+from gamedb.store.schema import metadata
+from gamedb.verify import verify
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS, DATA = ROOT / "docs", ROOT / "data"
+JUJITSU = DATA / "jujitsu_num_cards=8_ties=carry.shipped.sqlite"
+OSHI_ZUMO = DATA / "oshi_zumo_alesia=false_coins=50_min_bid=1_size=3.shipped.sqlite"
+_QUERY = re.compile(r"^### (Q\d+)\..*?^File: `([^`]+)`.*?^```sql\n(.*?)^```", re.S | re.M)
+
+
+def _queries() -> dict[str, tuple[Path, str]]:
+    text = (DOCS / "queries.md").read_text()
+    return {name: (ROOT / file, sql) for name, file, sql in _QUERY.findall(text)}
+
+
+QUERIES = _queries()
+
+
+def _run(name: str) -> list[tuple]:
+    path, sql = QUERIES[name]
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_queries_md_has_at_least_ten_queries_each_with_a_file() -> None:
+    text = (DOCS / "queries.md").read_text()
+    assert len(QUERIES) >= 10 and len(QUERIES) == text.count("```sql")
+
+
+@pytest.mark.parametrize("name", sorted(QUERIES, key=lambda q: int(q[1:])))
+def test_every_example_query_runs_and_returns_rows(name: str) -> None:
+    assert _run(name)
+
+
+@pytest.mark.skipif(shutil.which("sqlite3") is None, reason="no sqlite3 shell installed")
+@pytest.mark.parametrize("name", ["Q2", "Q3", "Q9", "Q14"])
+def test_example_queries_run_in_the_plain_sqlite3_shell(name: str) -> None:
+    path, sql = QUERIES[name]
+    done = subprocess.run(["sqlite3", "-readonly", "-csv", str(path)], input=sql,
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert done.stderr == "" and len(done.stdout.splitlines()) == len(_run(name))
+
+
+def test_the_opening_value_query_agrees_with_the_probe_api() -> None:
+    [(position, value)] = _run("Q2")
+    with open_db(JUJITSU) as db:
+        assert value == pytest.approx(db.probe("start").value, abs=1e-9) == 0.0
+        assert position == db.probe("start").position
+
+
+def test_the_opening_strategy_query_agrees_with_the_stdlib_probe() -> None:
+    shown = dict(_run("Q3"))
+    with GameFile(JUJITSU) as book:
+        cards = list(range(1, 9))
+        real = book.probe_jujitsu(cards, cards).strategies[1]
+    assert shown == {card: round(p, 4) for card, p in real.items()} and 8 not in shown
+
+
+def test_oshi_zumo_queries_match_buro_and_the_probe_api() -> None:
+    buro = [.139, .053, .146, .060, .152, .067, .156, .068, .156]
+    assert [bid for bid, _ in _run("Q9")] == list(range(1, 10))
+    assert [p for _, p in _run("Q9")] == pytest.approx(buro, abs=0.002)
+    [(value,)] = _run("Q10")
+    with open_db(OSHI_ZUMO) as db:
+        assert value == pytest.approx(db.probe("coins1=17 coins2=34 pos=3").value, abs=1e-12)
+    assert [pos for pos, _ in _run("Q11")] == list(range(-3, 4))
+
+
+def test_the_key_lookup_query_uses_the_key_gamedb_key_prints() -> None:
+    info = key_info("jujitsu(num_cards=8)", "hand1=2,7 hand2=4,8 pot=0 diff=-2")
+    assert f"WHERE key = {info.key}" in QUERIES["Q12"][1] and not info.swapped
+    with open_db(JUJITSU) as db:
+        entry = db.probe("hand1=2,7 hand2=4,8 pot=0 diff=-2")
+    ranks = info.actions[1]
+    assert {(p, ranks[a], prob) for p, s in entry.strategies.items() for a, prob in s.items()} \
+        == set(_run("Q12"))
+
+
+def test_the_format_reference_names_every_table_column_and_view_column() -> None:
+    text = (DOCS / "format.md").read_text()
+    for table in metadata.tables.values():
+        assert f"`{table.name}`" in text
+        for column in table.columns:
+            assert f"`{column.name}`" in text, f"{table.name}.{column.name}"
+    for path in DATA.glob("*.shipped.sqlite"):
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+            for view in ("positions", "position_strategies"):
+                for column in conn.execute(f"SELECT * FROM {view} LIMIT 0").description:
+                    assert f"`{column[0]}`" in text, f"{view}.{column[0]}"
+
+
+def _sums() -> dict[str, str]:
+    lines = (DATA / "SHA256SUMS").read_text().splitlines()
+    return {name: digest for digest, name in (line.split("  ", 1) for line in lines)}
+
+
+def test_data_checksums_verify_and_every_shipped_file_is_listed() -> None:
+    sums = _sums()
+    assert set(sums) == {p.name for p in DATA.glob("*.sqlite")}
+    for name, digest in sums.items():
+        assert hashlib.sha256((DATA / name).read_bytes()).hexdigest() == digest, name
+        assert f"`{name}`" in (DATA / "SOURCE.md").read_text()
+    assert sum(p.stat().st_size for p in DATA.iterdir()) < 50 * 2**20
+
+
+@pytest.mark.parametrize("name", sorted(_sums()))
+def test_shipped_files_are_finalised(name: str) -> None:
+    path = DATA / name
+    assert not path.with_name(name + "-wal").exists()
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+        assert conn.execute("PRAGMA freelist_count").fetchone() == (0,)
+    with open_db(path) as db:
+        assert db.info().status == "complete"
+
+
+@pytest.mark.parametrize("name", sorted(_sums()))
+def test_shipped_files_pass_verify(name: str) -> None:
+    report = verify(DATA / name)
+    with open_db(DATA / name) as db:
+        assert report.ok and report.checked == db.info().states

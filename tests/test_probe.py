@@ -1,0 +1,123 @@
+"""The standard-library probe: same keys and answers as gamedb, nothing but sqlite3."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gamedb import probe
+from gamedb.bits import cards
+from gamedb.cli import cli
+from gamedb.games import load_game
+from gamedb.probe import GameFile, NotStored, jujitsu_key
+from gamedb.store import open_db
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+SHIPPED = sorted(DATA.glob("*.shipped.sqlite"))
+
+
+def _reachable(spec: str) -> list:
+    """Every non-terminal position reachable from the start (reference face)."""
+    game = load_game(spec, canonical_keys=False)
+    seen, todo = set(), [s for _, s in game.initial()]
+    while todo:
+        state = todo.pop()
+        if state in seen or game.value(state) is not None:
+            continue
+        seen.add(state)
+        for a in game.actions(state)[0]:
+            for b in game.actions(state)[1]:
+                todo.extend(s for _, s in game.next(state, a, b))
+    return sorted(seen, key=lambda s: (s.hand1, s.hand2, s.pot, s.diff))
+
+
+@pytest.mark.parametrize("spec", ["jujitsu(num_cards=6)", "jujitsu(num_cards=5,ties=discard)"])
+def test_jujitsu_key_matches_the_game_on_every_reachable_position(spec: str) -> None:
+    game = load_game(spec)
+    for state in _reachable(spec):
+        canon = game.canonical(state)
+        where = jujitsu_key(list(cards(state.hand1)), list(cards(state.hand2)), state.pot,
+                            state.diff, num_cards=game.num_cards)
+        assert (where.key, where.swapped, where.ranks) == (canon.key, canon.swapped,
+                                                           dict(canon.actions[0])), state
+
+
+def test_probe_jujitsu_answers_like_open_db_on_every_position(built) -> None:
+    spec = "jujitsu(num_cards=5)"
+    path, game = built(spec), load_game(spec)
+    with open_db(path) as db, GameFile(path) as book:
+        for state in _reachable(spec):
+            expected = db.probe(state)
+            got = book.probe_jujitsu(list(cards(state.hand1)), list(cards(state.hand2)),
+                                     state.pot, state.diff)
+            assert got.value == pytest.approx(expected.value, abs=1e-12)
+            assert got.strategies == expected.strategies and got.key == expected.key
+
+
+def test_probe_by_key_gives_stored_labels_and_raises_for_unknown_keys(built) -> None:
+    path = built("jujitsu(num_cards=4)")
+    with GameFile(path) as book:
+        stored = book.probe(book.root_keys[0])
+        assert book.spec == "jujitsu(num_cards=4,ties=carry)"
+        assert set(stored.strategies) == {1, 2} and sum(stored.strategies[1].values()) == pytest.approx(1)
+        with pytest.raises(NotStored):
+            book.probe(12345)
+        assert book.get(12345) is None
+        assert book.probe_jujitsu([], [], diff=2).value == 1.0
+
+
+def test_probe_jujitsu_refuses_another_game() -> None:
+    with GameFile(DATA / "oshi_zumo_alesia=false_coins=50_min_bid=1_size=3.shipped.sqlite") as book:
+        with pytest.raises(ValueError, match="not 'jujitsu-v1'"):
+            book.probe_jujitsu([1], [2])
+
+
+def test_probe_module_imports_only_the_standard_library() -> None:
+    tree = ast.parse(Path(probe.__file__).read_text())
+    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+             for alias in node.names}
+    names |= {node.module for node in ast.walk(tree)
+              if isinstance(node, ast.ImportFrom) and node.module}
+    assert names <= {"__future__", "json", "sqlite3", "dataclasses", "pathlib", "typing"}
+
+
+def test_probe_runs_as_a_copied_file_without_site_packages(tmp_path: Path) -> None:
+    shutil.copy(probe.__file__, tmp_path / "gamedb_probe.py")
+    path = DATA / "jujitsu_num_cards=8_ties=carry.shipped.sqlite"
+    code = ("import sys, gamedb_probe as p\n"
+            "assert 'numpy' not in sys.modules\n"
+            f"with p.GameFile({str(path)!r}) as book:\n"
+            "    print(book.probe_jujitsu([2, 5, 8], [1, 6, 7], diff=1).value)\n")
+    done = subprocess.run([sys.executable, "-S", "-c", code], cwd=tmp_path,
+                          capture_output=True, text=True, check=True)
+    with open_db(path) as db:
+        expected = db.probe("hand1=2,5,8 hand2=1,6,7 pot=0 diff=1").value
+    assert float(done.stdout) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name.split("_")[0])
+def test_reading_a_shipped_file_leaves_its_bytes_unchanged(path: Path) -> None:
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    stat = path.stat()
+    with GameFile(path) as book:
+        book.probe(book.root_keys[0])
+        spec = book.spec
+    with open_db(path) as db:
+        db.info()
+        db.probe("start")
+    runner = CliRunner()
+    for args in (["sql", str(path), "SELECT count(*) FROM positions"],
+                 ["sql", str(path), "DELETE FROM states"], ["info", str(path)],
+                 ["upgrade", str(path)], ["show", str(path), "start"],
+                 ["build", spec, "--db", str(path), "--quiet"]):
+        runner.invoke(cli, args)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    assert path.stat().st_mtime_ns == stat.st_mtime_ns
+    assert not path.with_name(path.name + "-wal").exists()

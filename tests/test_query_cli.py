@@ -1,0 +1,140 @@
+"""gamedb sql, key, export and ship: read-only SQL, keys for other tools, exports, shipping."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gamedb.cli import cli
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize("command", ["sql", "key", "export", "ship"])
+def test_every_new_command_has_help_with_an_example(command: str) -> None:
+    code, out, _ = run(command, "--help")
+    assert code == 0 and "Example:" in out
+
+
+def test_sql_prints_a_table_json_or_csv(built) -> None:
+    db = str(built("jujitsu(num_cards=4)"))
+    query = "SELECT position, round(value, 6) AS value FROM positions WHERE layer = 4"
+    code, out, _ = run("sql", db, query)
+    assert code == 0 and out.split("\n")[0].split() == ["position", "value"]
+    assert "hand1=1,2,3,4 hand2=1,2,3,4 pot=0 diff=0" in out
+    code, out, _ = run("sql", db, query, "--json")
+    assert code == 0 and json.loads(out) == [
+        {"position": "hand1=1,2,3,4 hand2=1,2,3,4 pot=0 diff=0", "value": 0.0}]
+    code, out, _ = run("sql", db, "SELECT key, player, action, prob FROM strategies", "--csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    with sqlite3.connect(db) as conn:
+        assert code == 0 and len(rows) == conn.execute("SELECT count(*) FROM strategies").fetchone()[0]
+
+
+@pytest.mark.parametrize("query, message", [
+    ("DELETE FROM states", "attempt to write a readonly database"),
+    ("SELEKT 1", "syntax error"),
+    ("SELECT * FROM nowhere", "no such table: nowhere"),
+    ("ATTACH DATABASE 'other.sqlite' AS other", "not authorized"),
+])
+def test_sql_refuses_writes_and_bad_sql_in_one_line(built, tmp_path: Path, query: str,
+                                                     message: str) -> None:
+    db = tmp_path / "j.sqlite"
+    shutil.copy(built("jujitsu(num_cards=4)"), db)
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    code, _, err = run("sql", str(db), query)
+    assert code == 1 and message in err and len(err.strip().splitlines()) == 1
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert not (tmp_path / "other.sqlite").exists()
+
+
+def test_sql_on_a_missing_file_is_a_user_error() -> None:
+    code, _, err = run("sql", "missing.sqlite", "SELECT 1")
+    assert code == 1 and "no such database file" in err
+
+
+def test_key_prints_the_canonical_key_and_the_card_ranks() -> None:
+    position = "hand1=2,7 hand2=4,8 pot=0 diff=-2"
+    code, out, _ = run("key", "jujitsu(num_cards=8)", position, "--json")
+    info = json.loads(out)
+    assert code == 0 and info["key"] == 562950016338437 and info["layer"] == 2
+    assert info["swapped"] is False and info["stored_position"] == "hand1=1,3 hand2=2,4 pot=0 diff=-2"
+    assert info["players"]["1"] == {"stored_player": 1, "actions": {"2": 1, "4": 2, "7": 3, "8": 4}}
+    code, out, _ = run("key", "jujitsu(num_cards=8)", "hand1=4,8 hand2=2,7 pot=0 diff=2")
+    assert code == 0 and "swapped          yes" in out and "562950016338437" in out
+
+
+def test_key_of_an_oshi_zumo_position_keeps_bids() -> None:
+    code, out, _ = run("key", "oshi_zumo(coins=50)", "coins1=17 coins2=34 pos=3", "--json")
+    info = json.loads(out)
+    assert code == 0 and info["swapped"] is True and info["players"]["1"]["stored_player"] == 2
+    assert info["players"]["1"]["actions"]["17"] == 17
+
+
+@pytest.mark.parametrize("spec, position, message", [
+    ("jujitsu(num_cards=3)", "hand1=- hand2=- pot=0 diff=1", "the game is over"),
+    ("goofspiel(num_cards=3)", "start", "a chance draw comes next"),
+    ("jujitsu(num_cards=3)", "hand1=1,2 hand2=1", "same size"),
+])
+def test_key_refuses_positions_that_are_never_stored(spec: str, position: str, message: str) -> None:
+    code, _, err = run("key", spec, position)
+    assert code == 1 and message in err
+
+
+def test_export_jsonl_has_every_position_with_real_and_stored_strategies(built) -> None:
+    db = str(built("jujitsu(num_cards=5)"))
+    code, out, _ = run("export", db, "--quiet")
+    records = [json.loads(line) for line in out.splitlines()]
+    with sqlite3.connect(db) as conn:
+        assert len(records) == conn.execute("SELECT count(*) FROM states").fetchone()[0]
+        start = conn.execute("SELECT position, value FROM positions WHERE layer = 5").fetchone()
+    top = records[-1]
+    assert code == 0 and (top["position"], top["value"]) == start
+    assert top["strategy"] == top["stored_strategy"] and "5" not in top["strategy"]["1"]
+
+
+def test_export_csv_to_a_file_has_one_row_per_strategy_entry(built, tmp_path: Path) -> None:
+    db = built("oshi_zumo(coins=6,size=2)")
+    target = tmp_path / "o.csv"
+    code, out, _ = run("export", str(db), "--format", "csv", "--output", str(target), "--quiet")
+    rows = list(csv.DictReader(target.open()))
+    with sqlite3.connect(db) as conn:
+        count = conn.execute("SELECT count(*) FROM strategies").fetchone()[0]
+    assert code == 0 and len(rows) == count and "positions" in out
+    assert set(rows[0]) == {"key", "layer", "position", "value", "gap", "player", "action",
+                            "bid", "prob"}
+    assert all(row["bid"] == row["action"] for row in rows)
+
+
+def test_ship_finalises_a_file_and_prints_its_checksum(built, tmp_path: Path) -> None:
+    db = tmp_path / "j4.shipped.sqlite"
+    shutil.copy(built("jujitsu(num_cards=4)"), db)
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.close()
+    code, out, err = run("ship", str(db))
+    digest = hashlib.sha256(db.read_bytes()).hexdigest()
+    assert code == 0 and out.strip() == f"{digest}  j4.shipped.sqlite", err
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    assert run("verify", str(db))[0] == 0
+
+
+def test_ship_refuses_an_unfinished_build(built, tmp_path: Path) -> None:
+    db = tmp_path / "j4.sqlite"
+    shutil.copy(built("jujitsu(num_cards=4)"), db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE meta SET value = '\"building\"' WHERE name = 'status'")
+    code, _, err = run("ship", str(db))
+    assert code == 1 and "not complete" in err
