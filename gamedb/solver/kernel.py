@@ -41,6 +41,7 @@ _SADDLE_TOL = 1e-12  # relative to the payoff range
 _COST_TOL = 1e-11  # a reduced cost below -_COST_TOL may enter
 _PIVOT_TOL = 1e-9  # smallest admissible pivot element (entries of M' lie in [1, 2])
 _ZERO_RHS = 1e-13  # right-hand sides below this are snapped to exactly 0
+_TINY = 1e-12  # relative probability below which an action is treated as unplayed
 _GRID = 2.0**52  # probabilities are rounded to multiples of 2**-52 (see _normalize)
 
 _Floats = npt.NDArray[np.float64]
@@ -300,6 +301,12 @@ def _normalize(p: _Floats, k: int) -> None:
         if not p[i] > 0.0:
             p[i] = 0.0
         total += p[i]
+    # Probabilities below _TINY of the total are round-off of the simplex, not play:
+    # storing them would list never-played actions (the gap check still guards).
+    for i in range(k):
+        if p[i] < _TINY * total:
+            total -= p[i]
+            p[i] = 0.0
     if not total > 0.0:
         p[:k] = 1.0 / k  # unreachable for a finished simplex; keeps p a distribution
         total = 1.0
