@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -162,7 +163,7 @@ def _lengths(text: str) -> list[int]:
 
 def _read_line(prompt: str) -> str | None:
     click.echo(prompt, nl=False)
-    line = click.get_text_stream("stdin").readline()
+    line = sys.stdin.readline()  # CliRunner swaps sys.stdin for scripted input
     if not line:
         click.echo()
         return None
