@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamedb.solver.backward import ValueTable, batches, stage_matrices
+from gamedb.solver.exact import solve_exact
 from gamedb.solver.matrix_game import TOLERANCE
 from gamedb.store import open_db
 
@@ -50,6 +51,8 @@ class VerifyReport:
     failing_keys: list[int] = field(default_factory=list)
     layers: dict[int, tuple[int, float, int]] = field(default_factory=dict)
     """layer -> (checked, max gap, failures)."""
+    max_exact_error: float | None = None
+    """With ``exact``: largest |stored value - exact rational value|."""
 
     @property
     def ok(self) -> bool:
@@ -57,8 +60,15 @@ class VerifyReport:
         return self.failures == 0 and self.checked > 0
 
 
-def stage_games(path: str | Path) -> Iterator[StageGames]:
-    """Yield every stored position's stage game and stored solution, layer by layer."""
+def stage_games(path: str | Path, *, sample: int | None = None,
+                seed: int = 0) -> Iterator[StageGames]:
+    """Yield stored positions' stage games and stored solutions, layer by layer.
+
+    Args:
+        path: the database file.
+        sample: check only this many positions drawn at random (all when None).
+        seed: seed of the sample.
+    """
     with open_db(path) as db:
         game = db.game
     conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
@@ -70,12 +80,17 @@ def stage_games(path: str | Path) -> Iterator[StageGames]:
         values = np.array([r[2] for r in rows], dtype=np.float64)
         table = ValueTable()
         table.add(-1, keys, values)
-        for layer in sorted(set(layer_of.tolist())):
-            mine = layer_of == layer
+        chosen = np.ones(len(keys), bool)
+        if sample is not None and sample < len(keys):
+            chosen[:] = False
+            chosen[np.random.default_rng(seed).choice(len(keys), sample, replace=False)] = True
+        for layer in sorted(set(layer_of[chosen].tolist())):
+            mine = (layer_of == layer) & chosen
             probe = game.expand(keys[mine][:1])
             for batch in batches(keys[mine], int(np.prod(probe.succ.shape[1:]))):
                 exp = game.expand(batch)
-                x, y = _strategies(conn, exp.keys, exp.row_actions, exp.col_actions)
+                x, y = _strategies(conn, exp.keys, exp.row_actions, exp.col_actions,
+                                   dense=sample is None)
                 yield StageGames(layer, batch, exp.n_rows, exp.n_cols, stage_matrices(exp, table),
                                  table.lookup(batch), x, y)
     finally:
@@ -83,11 +98,19 @@ def stage_games(path: str | Path) -> Iterator[StageGames]:
 
 
 def _strategies(conn: sqlite3.Connection, keys: npt.NDArray[np.int64],
-                row_labels: npt.NDArray[np.int64],
-                col_labels: npt.NDArray[np.int64]) -> tuple[Floats, Floats]:
-    rows = conn.execute(
-        "SELECT key, player, action, prob FROM strategies WHERE key BETWEEN ? AND ?",
-        (int(keys[0]), int(keys[-1]))).fetchall()
+                row_labels: npt.NDArray[np.int64], col_labels: npt.NDArray[np.int64], *,
+                dense: bool = True) -> tuple[Floats, Floats]:
+    """Read the stored strategies of ``keys`` into action-position arrays."""
+    if dense:  # every key of the range is wanted: one range scan
+        rows = conn.execute(
+            "SELECT key, player, action, prob FROM strategies WHERE key BETWEEN ? AND ?",
+            (int(keys[0]), int(keys[-1]))).fetchall()
+    else:
+        rows = []
+        for start in range(0, len(keys), 500):
+            part = keys[start:start + 500].tolist()
+            rows += conn.execute("SELECT key, player, action, prob FROM strategies WHERE key IN "
+                                 f"({','.join('?' * len(part))})", part).fetchall()
     data = np.array(rows, dtype=np.float64).reshape(-1, 4)
     out = (np.zeros(row_labels.shape), np.zeros(col_labels.shape))
     skey = np.array([r[0] for r in rows], dtype=np.int64)  # exact: keys exceed 2**53
@@ -101,19 +124,46 @@ def _strategies(conn: sqlite3.Connection, keys: npt.NDArray[np.int64],
     return out
 
 
-def verify(path: str | Path, *, tolerance: float = TOLERANCE) -> VerifyReport:
-    """Re-check every stored position of the file at ``path``."""
+def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None = None,
+           exact: bool = False, seed: int = 0) -> VerifyReport:
+    """Re-check the stored positions of the file at ``path``.
+
+    Args:
+        path: the database file.
+        tolerance: largest admissible gap, relative to each stage game's payoff range.
+        sample: check this many random positions instead of all (for huge files).
+        exact: also re-solve every checked stage game in rational arithmetic and require
+            the stored value to match the exact value of the stored stage matrix.
+        seed: seed of the sample.
+    """
     per_layer: dict[int, tuple[int, float, int]] = {}
     failing: list[int] = []
-    for games in stage_games(path):
+    exact_error = 0.0
+    for games in stage_games(path, sample=sample, seed=seed):
         gaps, bad = _check(games, tolerance)
+        if exact:
+            errors = _exact_errors(games)
+            exact_error = max(exact_error, float(errors.max(initial=0.0)))
+            bad |= errors > tolerance * np.maximum(1.0, np.abs(games.payoffs).max(axis=(1, 2)))
         checked, worst, fails = per_layer.get(games.layer, (0, 0.0, 0))
         per_layer[games.layer] = (checked + len(gaps), max(worst, float(gaps.max(initial=0.0))),
                                   fails + int(bad.sum()))
         failing.extend(games.keys[bad][: 20 - len(failing)].tolist())
     checked = sum(c for c, _, _ in per_layer.values())
-    return VerifyReport(checked, checked, max((g for _, g, _ in per_layer.values()), default=0.0),
-                        sum(f for _, _, f in per_layer.values()), failing, per_layer)
+    with open_db(path) as db:
+        states = db.info().done
+    return VerifyReport(states, checked, max((g for _, g, _ in per_layer.values()), default=0.0),
+                        sum(f for _, _, f in per_layer.values()), failing, per_layer,
+                        exact_error if exact else None)
+
+
+def _exact_errors(games: StageGames) -> Floats:
+    """|stored value - exact value| of each stage game, solved with Fractions."""
+    errors = np.empty(len(games.keys))
+    for i, (rows, cols) in enumerate(zip(games.n_rows.tolist(), games.n_cols.tolist())):
+        solution = solve_exact(games.payoffs[i, :rows, :cols])
+        errors[i] = abs(float(solution.value) - games.values[i])
+    return errors
 
 
 def _check(games: StageGames, tolerance: float) -> tuple[Floats, npt.NDArray[np.bool_]]:

@@ -47,3 +47,25 @@ def test_a_corrupted_strategy_is_found(j7: Path) -> None:
         conn.execute("DELETE FROM strategies WHERE key = ? AND player = 1 AND action = ?", (key, b))
     report = verify(j7)
     assert not report.ok and report.failing_keys == [key]
+
+
+def test_sample_checks_only_that_many_positions_and_still_catches_corruption(j7: Path) -> None:
+    report = verify(j7, sample=50, seed=3)
+    assert report.ok and report.checked == 50 and report.states == 887
+    with sqlite3.connect(j7) as conn:
+        conn.execute("UPDATE states SET value = value + 0.5")  # every position now wrong
+    assert verify(j7, sample=25, seed=4).failures > 0
+
+
+def test_exact_rational_resolve_matches_the_stored_values(j7: Path) -> None:
+    report = verify(j7, exact=True)
+    assert report.ok and report.max_exact_error is not None and report.max_exact_error <= 1e-9
+
+
+def test_exact_flags_a_value_one_millionth_off(j7: Path) -> None:
+    key = _mixed_key(j7)
+    with sqlite3.connect(j7) as conn:
+        conn.execute("UPDATE states SET value = value + 1e-6 WHERE key = ?", (key,))
+    report = verify(j7, exact=True)
+    assert not report.ok and key in report.failing_keys
+    assert report.max_exact_error == pytest.approx(1e-6, rel=1e-3)

@@ -11,7 +11,8 @@ import click
 
 from gamedb.build import CHUNK_SIZE, BuildReport, build
 from gamedb.cli._common import cli, progress_bar, signed, table, user_errors
-from gamedb.games import GAMES, load_game
+from gamedb.games import GAMES, GameError, load_game
+from gamedb.store import open_db
 from gamedb.store.migrate import backup_path, upgrade_file
 from gamedb.verify import VerifyReport, verify
 
@@ -83,25 +84,35 @@ def _format_report(report: BuildReport) -> str:
 
 @cli.command(name="verify")
 @click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@click.option("--sample", type=click.IntRange(1), help="Check N random positions (huge files).")
+@click.option("--exact", is_flag=True,
+              help="Also re-solve each checked stage game in rational arithmetic.")
+@click.option("--seed", default=0, show_default=True, help="Seed of --sample.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 @user_errors
-def verify_command(db_path: Path, as_json: bool) -> None:
+def verify_command(db_path: Path, sample: int | None, exact: bool, seed: int,
+                   as_json: bool) -> None:
     """Re-derive every stored stage game from stored values and re-check its solution.
 
     Exit status 0 when every position is an equilibrium within 1e-9, 1 otherwise.
 
     \b
     Example:
-        gamedb verify data/jujitsu_num_cards=8_ties=carry.sqlite
+        gamedb verify data/jujitsu_num_cards=8_ties=carry.shipped.sqlite --exact
+        gamedb verify big.sqlite --sample 100000
     """
-    report = verify(db_path)
+    if exact and sample is None and _count_states(db_path) > EXACT_LIMIT:
+        raise GameError(f"--exact on more than {EXACT_LIMIT:,} positions would take hours; "
+                        "add --sample N")
+    report = verify(db_path, sample=sample, exact=exact, seed=seed)
     click.echo(json.dumps(_verify_json(report)) if as_json else _verify_table(report))
     if not report.ok:
         raise SystemExit(1)
 
 
 def _verify_json(report: VerifyReport) -> dict[str, Any]:
-    return {"ok": report.ok, "checked": report.checked, "max_gap": report.max_gap,
+    return {"ok": report.ok, "states": report.states, "checked": report.checked,
+            "max_gap": report.max_gap, "max_exact_error": report.max_exact_error,
             "failures": report.failures, "failing_keys": report.failing_keys,
             "layers": {str(k): {"checked": c, "max_gap": g, "failures": f}
                        for k, (c, g, f) in sorted(report.layers.items())}}
@@ -111,8 +122,20 @@ def _verify_table(report: VerifyReport) -> str:
     rows = [(str(k), f"{c:,}", f"{g:.1e}", str(f))
             for k, (c, g, f) in sorted(report.layers.items(), reverse=True)]
     verdict = "sound" if report.ok else f"{report.failures} position(s) FAIL, e.g. keys {report.failing_keys[:5]}"
+    exact = ("" if report.max_exact_error is None
+             else f", max error against exact rationals {report.max_exact_error:.1e}")
     return (table(("layer", "checked", "max gap", "failures"), rows)
-            + f"\n\n{report.checked:,} positions checked, max gap {report.max_gap:.1e}: {verdict}")
+            + f"\n\n{report.checked:,} of {report.states:,} positions checked, max gap "
+              f"{report.max_gap:.1e}{exact}: {verdict}")
+
+
+#: Positions above which ``verify --exact`` wants ``--sample`` (rationals cost ~1-30 ms each).
+EXACT_LIMIT = 50_000
+
+
+def _count_states(path: Path) -> int:
+    with open_db(path) as db:
+        return db.info().done
 
 
 @cli.command(name="upgrade")
