@@ -1,0 +1,72 @@
+"""Conformance of every registered game (OpenSpiel's games_sim_test, for our protocol).
+
+A family added to ``GAMES`` must add a small spec here; then it is checked like all
+others: keys round-trip through ``decode``/``canonical`` and hold their layer, every
+distribution sums to 1, layers strictly decrease along random playouts, and playouts end
+in a finite payoff.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from gamedb.games import GAMES, load_game
+from gamedb.games.base import layers_of
+from gamedb.solver.backward import enumerate_layers
+
+SMALL_SPECS = {
+    "jujitsu": ["jujitsu(num_cards=5)", "jujitsu(num_cards=5,ties=discard)"],
+    "goofspiel": ["goofspiel(num_cards=4)", "goofspiel(num_cards=4,returns_type=point_difference)",
+                  "goofspiel(num_cards=4,points_order=descending,ties=carry)"],
+    "oshi_zumo": ["oshi_zumo(coins=6,size=2,min_bid=1)", "oshi_zumo(coins=6,size=2,min_bid=0)"],
+    "nim": ["nim(heaps=1-2-3)"],
+    "tictoe": ["tictoe"],
+}
+ALL_SPECS = [spec for specs in SMALL_SPECS.values() for spec in specs]
+
+
+def test_every_registered_family_has_a_conformance_spec() -> None:
+    assert set(SMALL_SPECS) == set(GAMES)
+
+
+@pytest.mark.parametrize("spec", ALL_SPECS)
+def test_canonical_keys_round_trip_and_carry_their_layer(spec: str) -> None:
+    game = load_game(spec)
+    for layer, keys in enumerate_layers(game).items():
+        assert (layers_of(keys) == layer).all() and (game.layer_of(keys) == layer).all()
+        for key in keys.tolist():
+            state = game.decode(key)
+            assert game.canonical(state).key == key
+            assert game.layer(state) == layer and game.value(state) is None
+
+
+def _check_distribution(dist) -> None:  # type: ignore[no-untyped-def]
+    assert dist and math.isclose(sum(p for p, _ in dist), 1.0, abs_tol=1e-12)
+    assert all(p > 0 for p, _ in dist)
+
+
+@pytest.mark.parametrize("spec", ALL_SPECS)
+def test_random_playouts_decrease_layers_and_end_with_a_finite_payoff(spec: str) -> None:
+    game, rnd = load_game(spec), random.Random(spec)
+    _check_distribution(game.initial())
+    for _ in range(200):
+        state = rnd.choice(game.initial())[1]
+        while True:
+            draws = game.chance(state)
+            if draws is not None:
+                _check_distribution(draws)
+                state = rnd.choice(draws)[1]
+            payoff = game.value(state)
+            if payoff is not None:
+                assert math.isfinite(payoff)
+                break
+            acts1, acts2 = game.actions(state)
+            assert acts1 and acts2
+            dist = game.next(state, rnd.choice(acts1), rnd.choice(acts2))
+            _check_distribution(dist)
+            nxt = rnd.choice(dist)[1]
+            assert game.value(nxt) is not None or game.layer(nxt) < game.layer(state)
+            state = nxt
