@@ -54,7 +54,8 @@ class BuildReport:
 
 
 def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
-          chunk_size: int = CHUNK_SIZE, on_progress: Progress | None = None) -> BuildReport:
+          chunk_size: int = CHUNK_SIZE, on_progress: Progress | None = None,
+          values_only: bool = False) -> BuildReport:
     """Solve every reachable position of ``game`` into the SQLite file ``path``.
 
     Args:
@@ -63,17 +64,21 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         workers: processes that solve chunks in parallel (one process writes).
         chunk_size: states per transaction.
         on_progress: called with (states done, states total) after every chunk.
+        values_only: store values but no strategies (for builds too large to keep
+            them); a strategy is then one small LP over the stored successor values.
     """
     game = load_game(game) if isinstance(game, str) else game
     start = time.perf_counter()
-    writer = Writer(Path(path), game, {"tolerance": TOLERANCE, "kernel": "numba-simplex"})
+    writer = Writer(Path(path), game, {"tolerance": TOLERANCE, "kernel": "numba-simplex"},
+                    values_only=values_only)
     try:
         if writer.complete:
             return _report(writer, game, 0, 0.0, 0)
         layers = enumerate_layers(game)
         writer.ensure_layers({k: len(v) for k, v in layers.items()})
         solved, fallbacks, table = _solve_layers(game, layers, writer, workers=workers,
-                                                 chunk_size=chunk_size, on_progress=on_progress)
+                                                 chunk_size=chunk_size, on_progress=on_progress,
+                                                 values_only=values_only)
         root_value = _root_value(game, layers, writer, table)
         seconds = time.perf_counter() - start + float(writer.meta.get("seconds", 0.0))
         writer.finalize({"root_value": root_value, "states": sum(map(len, layers.values())),
@@ -85,7 +90,8 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
 
 
 def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, workers: int,
-                  chunk_size: int, on_progress: Progress | None) -> tuple[int, int, ValueTable]:
+                  chunk_size: int, on_progress: Progress | None,
+                  values_only: bool) -> tuple[int, int, ValueTable]:
     done = writer.done_counts()
     total, finished = sum(map(len, layers.values())), sum(done.values())
     table, solved, fallbacks = ValueTable(), 0, 0
@@ -98,7 +104,8 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, w
         old_keys, old_values = writer.layer_values(layer)
         todo = np.setdiff1d(keys, old_keys, assume_unique=True)
         new_keys, new_values = [old_keys], [old_values]
-        for rows, fell_back in _solve_chunks(game, layer, todo, table, workers, chunk_size):
+        for rows, fell_back in _solve_chunks(game, layer, todo, table, workers, chunk_size,
+                                             values_only):
             rate = (solved + len(rows.keys)) / max(time.perf_counter() - start, 1e-9)
             writer.write_chunk(rows, {
                 "layer": layer, "layer_done": sum(map(len, new_keys)) + len(rows.keys),
@@ -125,41 +132,42 @@ def _load_needed(game: Game[Any], layer: int, layers: dict[int, Keys], writer: W
 
 
 def _solve_chunks(game: Game[Any], layer: int, todo: Keys, table: ValueTable, workers: int,
-                  chunk_size: int) -> Iterator[tuple[ChunkRows, int]]:
+                  chunk_size: int, values_only: bool) -> Iterator[tuple[ChunkRows, int]]:
     chunks = [todo[i:i + chunk_size] for i in range(0, len(todo), chunk_size)]
     if workers <= 1 or len(chunks) <= 1:
-        yield from (_solve_chunk(game, layer, chunk, table) for chunk in chunks)
+        yield from (_solve_chunk(game, layer, chunk, table, values_only) for chunk in chunks)
         return
     global _WORKER_STATE
-    _WORKER_STATE = (game, layer, table)  # inherited by the forked workers
+    _WORKER_STATE = (game, layer, table, values_only)  # inherited by the forked workers
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         yield from pool.imap(_solve_chunk_in_worker, chunks)
     _WORKER_STATE = None
 
 
-_WORKER_STATE: tuple[Game[Any], int, ValueTable] | None = None
+_WORKER_STATE: tuple[Game[Any], int, ValueTable, bool] | None = None
 
 
 def _solve_chunk_in_worker(chunk: Keys) -> tuple[ChunkRows, int]:
     assert _WORKER_STATE is not None
-    game, layer, table = _WORKER_STATE
-    return _solve_chunk(game, layer, chunk, table)
+    game, layer, table, values_only = _WORKER_STATE
+    return _solve_chunk(game, layer, chunk, table, values_only)
 
 
-def _solve_chunk(game: Game[Any], layer: int, chunk: Keys,
-                 table: ValueTable) -> tuple[ChunkRows, int]:
+def _solve_chunk(game: Game[Any], layer: int, chunk: Keys, table: ValueTable,
+                 values_only: bool) -> tuple[ChunkRows, int]:
     start = time.perf_counter()
     probe = game.expand(chunk[:1])
     per_state = int(np.prod(probe.succ.shape[1:]))
     parts = [solve_states(game, batch, table) for batch in batches(chunk, per_state)]
-    rows = _rows(layer, parts, time.perf_counter() - start)
+    rows = _rows(layer, parts, time.perf_counter() - start, values_only)
     return rows, sum(p.fallbacks for p in parts)
 
 
-def _rows(layer: int, parts: list[SolvedStates], seconds: float) -> ChunkRows:
+def _rows(layer: int, parts: list[SolvedStates], seconds: float, values_only: bool) -> ChunkRows:
     """Flatten solutions into table rows: non-zero probabilities only, in key order."""
-    strat: list[tuple[Keys, Keys, Keys, np.ndarray]] = []
-    for part in parts:
+    strat: list[tuple[Keys, Keys, Keys, np.ndarray]] = [
+        (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))]
+    for part in parts if not values_only else []:
         exp = part.expansion
         for player, probs, labels in ((1, part.row_strategies, exp.row_actions),
                                       (2, part.col_strategies, exp.col_actions)):

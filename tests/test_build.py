@@ -186,3 +186,26 @@ def test_build_killed_before_its_schema_was_committed_resumes(tmp_path: Path) ->
         conn.execute("PRAGMA journal_mode=WAL")
     assert path.stat().st_size > 0
     assert build("jujitsu(num_cards=4)", path).status == "complete"
+
+
+def test_values_only_build_stores_the_same_values_and_solves_strategies_on_demand(
+        built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from gamedb.play.equilibrium import probe
+    from gamedb.store import SpecMismatch
+    from gamedb.verify import verify
+
+    full, lean = built("jujitsu(num_cards=7)"), tmp_path / "lean.sqlite"
+    build("jujitsu(num_cards=7)", lean, values_only=True, chunk_size=100)
+    states, strategies, layers = _dump(lean)
+    assert states == _dump(full)[0] and strategies == [] and layers == _dump(full)[2]
+    assert lean.stat().st_size < full.stat().st_size / 3
+    report = verify(lean, exact=True)
+    assert report.ok and report.checked == 887 and report.max_exact_error <= 1e-9
+    with open_db(lean) as db, open_db(full) as ref:
+        for position in ("start", "hand1=1,3,5 hand2=2,4,6 pot=0 diff=2"):
+            entry, stored = probe(db, position), ref.probe(position)
+            assert entry.value == stored.value
+            for player in (1, 2):
+                assert sum(entry.strategies[player].values()) == pytest.approx(1.0, abs=1e-12)
+    with pytest.raises(SpecMismatch, match="was built values only"):
+        build("jujitsu(num_cards=7)", lean)

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from gamedb.cli._common import cli, signed, table, user_errors, vars_of
+from gamedb.play.equilibrium import probe
 from gamedb.store import Entry, open_db
 from gamedb.store.database import DBInfo
 
@@ -58,7 +59,8 @@ def show(db_path: Path, position: str, as_json: bool) -> None:
     """Show a position's value and both players' optimal strategies.
 
     POSITION is space-separated name=value fields (cards as comma-separated lists, an
-    empty list as -), or the word start.
+    empty list as -), or the word start. In a values-only file the strategies are
+    solved on demand from the stored successor values.
 
     \b
     Example:
@@ -66,7 +68,7 @@ def show(db_path: Path, position: str, as_json: bool) -> None:
         gamedb show j8.sqlite start --json
     """
     with open_db(db_path) as db:
-        entry = db.probe(position)
+        entry = probe(db, position)
         spec, noun = db.game.spec, db.game.action_noun
     click.echo(json.dumps(_entry_json(spec, entry)) if as_json else _entry_table(spec, entry, noun))
 

@@ -48,10 +48,13 @@ def default_db_path(spec: str) -> Path:
               help="Processes solving chunks in parallel.")
 @click.option("--chunk-size", default=CHUNK_SIZE, show_default=True,
               type=click.IntRange(1, 10_000_000), help="States per transaction.")
+@click.option("--values-only", is_flag=True,
+              help="Store values, not strategies (huge builds; strategies are then "
+                   "solved on demand from the stored successor values).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @user_errors
 def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int,
-                  quiet: bool) -> None:
+                  values_only: bool, quiet: bool) -> None:
     """Solve every reachable position of SPEC into a SQLite database.
 
     \b
@@ -65,7 +68,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
     try:
         with progress_bar(quiet, "states") as on_progress:
             report = build(game, path, workers=workers, chunk_size=chunk_size,
-                           on_progress=on_progress)
+                           on_progress=on_progress, values_only=values_only)
     except KeyboardInterrupt:
         click.echo(f"interrupted: every finished chunk is saved in {path}; "
                    "run the same command to resume", err=True)

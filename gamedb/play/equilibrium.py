@@ -16,6 +16,7 @@ which is fine for the small games used in tests.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ import numpy as np
 from gamedb.games.base import Game
 from gamedb.play.agents import Policy, my_actions
 from gamedb.solver.matrix_game import solve_matrix_game
-from gamedb.store import GameDB
+from gamedb.store import Entry, GameDB
 
 _Strategies = tuple[Policy, Policy]
 
@@ -90,6 +91,21 @@ class Equilibrium:
         return solution.value
 
 
+def probe(db: GameDB, position: Any) -> Entry:
+    """Probe like ``GameDB.probe``, solving the strategies of a values-only file on demand.
+
+    A values-only file stores no strategies; for a decision position the stage game is
+    rebuilt from the stored successor values and solved (one small LP), so the answer
+    has the same shape as for a full file.
+    """
+    entry = db.probe(position)
+    if any(entry.strategies.values()) or not db.meta.get("values_only") or entry.key is None:
+        return entry
+    state = db.game.parse_position(position) if isinstance(position, str) else position
+    first, second = Equilibrium(db.game, db).strategies(state)
+    return replace(entry, strategies={1: dict(first), 2: dict(second)})
+
+
 class SupportRandom:
     """Plays uniformly among the actions the equilibrium plays with positive probability."""
 
@@ -108,4 +124,4 @@ def _as_policy(actions: tuple[int, ...], probs: np.ndarray) -> Policy:
     return {a: float(p) for a, p in zip(actions, probs) if p > 0.0}
 
 
-__all__ = ["Equilibrium", "SupportRandom"]
+__all__ = ["Equilibrium", "SupportRandom", "probe"]

@@ -46,8 +46,10 @@ class ChunkRows:
 class Writer:
     """The single writer of a database file during a build."""
 
-    def __init__(self, path: Path, game: Game[Any], settings: dict[str, Any]):
+    def __init__(self, path: Path, game: Game[Any], settings: dict[str, Any], *,
+                 values_only: bool = False):
         self.path = path
+        self.values_only = values_only
         self._lock = BuildLock(path)
         self._lock.acquire()
         try:
@@ -63,6 +65,11 @@ class Writer:
             # Check an existing file read-only first: even switching it to WAL would
             # change a foreign or mismatched file, and nothing may be damaged.
             self.meta = _checked_meta(path, game)
+            if bool(self.meta.get("values_only", False)) != self.values_only:
+                mode = "values only" if self.meta.get("values_only") else "with strategies"
+                raise SpecMismatch(f"{path} was built {mode}; build it the same way "
+                                   f"({'with' if self.meta.get('values_only') else 'without'}"
+                                   " --values-only) or use another file")
             if self.complete:  # finished, maybe shipped: never write to it, not even WAL
                 self._engine = None
                 return
@@ -80,6 +87,7 @@ class Writer:
             "spec": game.spec, "family": game.name, "params": _params(game),
             "key_layout": game.key_layout, "canonical_keys": game.canonical_keys,
             "gamedb_version": gamedb.__version__, "solver": settings,
+            "values_only": self.values_only,
             "status": "building", "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         })
         self._raw.execute("COMMIT")
