@@ -30,6 +30,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = {  # seconds quoted in DESIGN.md / the issue for the same games
     "peer4": ("OpenSpiel value_iteration, cvxpy", 150.0),
@@ -94,28 +96,11 @@ def wait4_main(argv: list[str]) -> int:
 
 def openspiel_main(n: int, order: str, highs: bool) -> int:
     """Child: time OpenSpiel's value iteration on ``n``-card goofspiel."""
-    import types
-    try:
-        import cvxpy as cp
-    except ImportError:
-        cp = None
-    if cp is None or highs:
-        sys.path.insert(0, str(ROOT / "tests" / "peer"))
-        from test_openspiel_goofspiel import solve_zero_sum_matrix_game  # type: ignore[import-not-found]
-        name = "open_spiel.python.algorithms.lp_solver"
-        sys.modules.setdefault(name, types.ModuleType(name))
-        from open_spiel.python.algorithms import value_iteration as module
-        module.lp_solver = types.SimpleNamespace(solve_zero_sum_matrix_game=solve_zero_sum_matrix_game)
-        lp = "lp: scipy HiGHS shim" + ("" if cp is not None else " (cvxpy missing)")
-    else:
-        from open_spiel.python.algorithms import lp_solver
-        from open_spiel.python.algorithms import value_iteration as module
-        lp = "lp: OpenSpiel lp_solver, cvxpy " + cp.__version__ + " ECOS"
-        if "ECOS" not in cp.installed_solvers():  # its default backend, gone from cvxpy
-            lp_solver.LinearProgram.solve.__defaults__ = ("CLARABEL", {})
-            lp = lp.replace("ECOS", "CLARABEL (ECOS not installed)")
+    from openspiel_peer import value_iteration as load_value_iteration
+
+    value_iteration, lp = load_value_iteration("highs" if highs else "auto")
+    lp = "lp: " + lp
     import pyspiel
-    value_iteration = module.value_iteration
     start = time.perf_counter()
     game = pyspiel.load_game("goofspiel", {"num_cards": n, "points_order": order})
     values = value_iteration(game, depth_limit=-1, threshold=1e-9)

@@ -51,35 +51,15 @@ def timed(args: list[str]) -> dict[str, object]:
 
 def openspiel_solve(coins: int) -> None:
     """Run OpenSpiel's value iteration on oshi_zumo(coins) and print what it solved."""
-    import types
-
     import pyspiel
-    try:
-        from open_spiel.python.algorithms import lp_solver  # noqa: F401
-        backend = "cvxpy"
-    except ImportError:
-        sys.modules["open_spiel.python.algorithms.lp_solver"] = types.SimpleNamespace(  # type: ignore[assignment]
-            solve_zero_sum_matrix_game=_highs_matrix_game)
-        backend = "scipy-highs"
-    from open_spiel.python.algorithms import value_iteration
+    from openspiel_peer import value_iteration as load_value_iteration
+
+    value_iteration, backend = load_value_iteration("auto")
     game = pyspiel.load_game("oshi_zumo", {"coins": coins, "size": 3, "min_bid": 1,
                                            "horizon": 2 * coins + 1})
-    values = value_iteration.value_iteration(game, depth_limit=-1, threshold=1e-9)
+    values = value_iteration(game, depth_limit=-1, threshold=1e-9)
     root = str(game.new_initial_state())
     print(json.dumps({"states": len(values), "root_value": values[root], "backend": backend}))
-
-
-def _highs_matrix_game(game):  # type: ignore[no-untyped-def]
-    import numpy as np
-    from scipy.optimize import linprog
-    a = np.asarray(game.row_utilities(), dtype=float)
-    m, n = a.shape
-    cost = np.zeros(m + 1)
-    cost[-1] = -1.0
-    res = linprog(cost, A_ub=np.hstack([-a.T, np.ones((n, 1))]), b_ub=np.zeros(n),
-                  A_eq=np.hstack([np.ones((1, m)), np.zeros((1, 1))]), b_eq=[1.0],
-                  bounds=[(0, None)] * m + [(None, None)], method="highs")
-    return res.x[:m], None, res.x[-1], -res.x[-1]
 
 
 def gamedb_row(spec: str) -> tuple[str, float, int, float]:

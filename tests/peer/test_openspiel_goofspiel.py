@@ -13,42 +13,15 @@ The 4-card random runs take ~20 s each (marked slow).
 
 from __future__ import annotations
 
-import sys
-import types
 
 import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from scipy.optimize import linprog  # noqa: E402
+from openspiel_peer import value_iteration  # noqa: E402  (bench/, via conftest)
 
 from gamedb.store import open_db  # noqa: E402
-
-
-def solve_zero_sum_matrix_game(game):  # type: ignore[no-untyped-def]
-    """OpenSpiel's lp_solver entry point, solved by HiGHS: max v s.t. x A >= v, sum x = 1."""
-    A = np.array(game.row_utilities(), dtype=float)
-    m, k = A.shape
-    cost = np.zeros(m + 1)
-    cost[-1] = -1.0
-    res = linprog(cost, A_ub=np.hstack([-A.T, np.ones((k, 1))]), b_ub=np.zeros(k),
-                  A_eq=np.hstack([np.ones((1, m)), np.zeros((1, 1))]), b_eq=[1.0],
-                  bounds=[(0, None)] * m + [(None, None)], method="highs")
-    return res.x[:m], None, res.x[-1], -res.x[-1]
-
-
-def _value_iteration():  # type: ignore[no-untyped-def]
-    """Return OpenSpiel's value_iteration with its stage games solved by HiGHS."""
-    name = "open_spiel.python.algorithms.lp_solver"
-    try:
-        import cvxpy  # noqa: F401
-    except ImportError:  # value_iteration imports lp_solver, which imports cvxpy
-        sys.modules.setdefault(name, types.ModuleType(name))
-    from open_spiel.python.algorithms import value_iteration as module
-    module.lp_solver = types.SimpleNamespace(  # type: ignore[attr-defined]
-        solve_zero_sum_matrix_game=solve_zero_sum_matrix_game)
-    return module.value_iteration
 
 
 def openspiel_position(text: str, n: int) -> str:
@@ -74,7 +47,7 @@ CASES = [(n, order, returns) for n in (3, 4) for order in ("random", "descending
 def test_every_openspiel_state_has_the_same_value(built, n: int, order: str, returns: str) -> None:  # type: ignore[no-untyped-def]
     game = pyspiel.load_game("goofspiel", {"num_cards": n, "points_order": order,
                                            "returns_type": returns})
-    values = _value_iteration()(game, depth_limit=-1, threshold=1e-12)
+    values = value_iteration("highs")[0](game, depth_limit=-1, threshold=1e-12)
     scale = 2.0 if returns == "point_difference" else 1.0
     spec = f"goofspiel(num_cards={n},points_order={order},returns_type={returns})"
     with open_db(built(spec)) as db:

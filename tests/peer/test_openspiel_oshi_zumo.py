@@ -16,16 +16,14 @@ any well-defined game. So:
   bids, the successor of every joint bid except 0-0, and the payoff of every terminal
   position.
 
-OpenSpiel's ``lp_solver`` needs cvxpy; where it is not installed, the stage games of
-``value_iteration`` are solved by SciPy's HiGHS instead (still independent of gamedb's
+The stage games of OpenSpiel's ``value_iteration`` are solved by SciPy's HiGHS instead
+of OpenSpiel's cvxpy-based ``lp_solver`` (bench/openspiel_peer.py; still independent of gamedb's
 kernel).
 """
 
 from __future__ import annotations
 
 import re
-import sys
-import types
 
 import numpy as np
 import pytest
@@ -36,31 +34,9 @@ from gamedb.store import open_db
 
 pyspiel = pytest.importorskip("pyspiel")
 
+from openspiel_peer import value_iteration  # noqa: E402  (bench/, via conftest)
+
 _STATE = re.compile(r"Coins: (\d+) (\d+), Field: ([#.W]+)\n?")
-
-
-def _solve_zero_sum_matrix_game(game):  # type: ignore[no-untyped-def]
-    """Stand-in for ``lp_solver.solve_zero_sum_matrix_game`` (max v s.t. x'A >= v)."""
-    from scipy.optimize import linprog
-    a = np.asarray(game.row_utilities(), dtype=float)
-    m, n = a.shape
-    cost = np.zeros(m + 1)
-    cost[-1] = -1.0
-    res = linprog(cost, A_ub=np.hstack([-a.T, np.ones((n, 1))]), b_ub=np.zeros(n),
-                  A_eq=np.hstack([np.ones((1, m)), np.zeros((1, 1))]), b_eq=[1.0],
-                  bounds=[(0, None)] * m + [(None, None)], method="highs")
-    return res.x[:m], None, res.x[-1], -res.x[-1]
-
-
-def _value_iteration():  # type: ignore[no-untyped-def]
-    try:
-        from open_spiel.python.algorithms import lp_solver  # noqa: F401
-    except ImportError:  # cvxpy missing
-        stub = types.ModuleType("open_spiel.python.algorithms.lp_solver")
-        stub.solve_zero_sum_matrix_game = _solve_zero_sum_matrix_game  # type: ignore[attr-defined]
-        sys.modules[stub.__name__] = stub
-    from open_spiel.python.algorithms import value_iteration
-    return value_iteration.value_iteration
 
 
 def _position(text: str) -> OshiZumoState:
@@ -86,7 +62,7 @@ def _openspiel_game(coins: int, size: int, min_bid: int, alesia: bool):  # type:
 ])
 def test_every_openspiel_position_has_our_value(built, coins: int, size: int, min_bid: int,  # type: ignore[no-untyped-def]
                                                 alesia: bool) -> None:
-    values = _value_iteration()(_openspiel_game(coins, size, min_bid, alesia), depth_limit=-1,
+    values = value_iteration("highs")[0](_openspiel_game(coins, size, min_bid, alesia), depth_limit=-1,
                                 threshold=1e-10)
     spec = f"oshi_zumo(coins={coins},size={size},min_bid={min_bid},alesia={str(alesia).lower()})"
     with open_db(built(spec)) as db:
