@@ -228,6 +228,24 @@ def _outcomes(game: Game[Any], dist: Distribution[Any]) -> list[tuple[int, float
     return ([(TERMINAL, terminal)] if terminal or not items else []) + items
 
 
+def successor_table(exp: Expansion, i: int) -> dict[tuple[int, int], dict[int, float]]:
+    """Return state ``i`` of an expansion as {(row label, col label): {succ: weight}}.
+
+    Outcomes with the same successor are merged and weights rounded to 12 decimals, so
+    two faces that list outcomes in another order or split them compare equal (the
+    conformance tests compare ``expand`` with ``reference_expand`` this way).
+    """
+    out: dict[tuple[int, int], dict[int, float]] = {}
+    for a in range(int(exp.n_rows[i])):
+        for b in range(int(exp.n_cols[i])):
+            merged: dict[int, float] = {}
+            for succ, weight in zip(exp.succ[i, a, b].tolist(), exp.weight[i, a, b].tolist()):
+                merged[succ] = merged.get(succ, 0.0) + weight
+            out[int(exp.row_actions[i, a]), int(exp.col_actions[i, b])] = {
+                s: round(w, 12) for s, w in merged.items() if s != TERMINAL or round(w, 12)}
+    return out
+
+
 def _empty_expansion(keys: Keys, R: int, C: int, K: int) -> Expansion:
     B = len(keys)
     return Expansion(
@@ -305,7 +323,7 @@ def parse_int(fields: Mapping[str, str], name: str) -> int:
 
 
 __all__ = [
-    "TERMINAL", "Canonical", "Distribution", "Expansion", "Game", "GameError", "Keys",
-    "LAYER_SHIFT", "Param", "Root", "StateKey", "layer_bounds", "layers_of", "format_cards", "parse_cards", "parse_fields",
-    "reference_expand", "root_of",
+    "LAYER_SHIFT", "TERMINAL", "Canonical", "Distribution", "Expansion", "Game", "GameError",
+    "Keys", "Param", "Root", "StateKey", "format_cards", "layer_bounds", "layers_of",
+    "parse_cards", "parse_fields", "reference_expand", "root_of", "successor_table",
 ]

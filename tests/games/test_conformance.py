@@ -14,7 +14,7 @@ import random
 import pytest
 
 from gamedb.games import GAMES, load_game
-from gamedb.games.base import layers_of
+from gamedb.games.base import layers_of, reference_expand, successor_table
 from gamedb.solver.backward import enumerate_layers
 
 SMALL_SPECS = {
@@ -41,6 +41,15 @@ def test_canonical_keys_round_trip_and_carry_their_layer(spec: str) -> None:
             state = game.decode(key)
             assert game.canonical(state).key == key
             assert game.layer(state) == layer and game.value(state) is None
+
+
+@pytest.mark.parametrize("spec", ALL_SPECS)
+def test_the_layer_face_and_the_reference_face_agree_on_every_state(spec: str) -> None:
+    game = load_game(spec)
+    for keys in enumerate_layers(game).values():
+        fast, slow = game.expand(keys), reference_expand(game, keys)
+        assert (fast.n_rows == slow.n_rows).all() and (fast.n_cols == slow.n_cols).all()
+        assert all(successor_table(fast, i) == successor_table(slow, i) for i in range(len(keys)))
 
 
 def _check_distribution(dist) -> None:  # type: ignore[no-untyped-def]

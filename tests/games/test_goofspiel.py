@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from gamedb.bits import cards, full, mask_of
 from gamedb.cli import cli
 from gamedb.games import GameError, load_game
-from gamedb.games.base import TERMINAL, Expansion, reference_expand
+from gamedb.games.base import reference_expand, successor_table
 from gamedb.games.goofspiel import Goofspiel, GoofspielState
 from gamedb.solver.backward import enumerate_layers
 from gamedb.store import open_db
@@ -31,20 +31,6 @@ def _spec(n: int, order: str = "random", returns: str = "win_loss", ties: str = 
     return f"goofspiel(num_cards={n},points_order={order},returns_type={returns},ties={ties})"
 
 
-def _successors(exp: Expansion, i: int) -> dict[tuple[int, int], dict[int, float]]:
-    """Per action pair (labels), the merged {successor: weight} of state ``i``."""
-    out: dict[tuple[int, int], dict[int, float]] = {}
-    for a in range(exp.n_rows[i]):
-        for b in range(exp.n_cols[i]):
-            merged: dict[int, float] = {}
-            for s, w in zip(exp.succ[i, a, b], exp.weight[i, a, b]):
-                if s != TERMINAL or w != 0:
-                    merged[int(s)] = merged.get(int(s), 0.0) + float(w)
-            out[int(exp.row_actions[i, a]), int(exp.col_actions[i, b])] = {
-                s: round(w, 12) for s, w in merged.items() if s != TERMINAL or round(w, 12)}
-    return out
-
-
 @pytest.mark.parametrize("canonical", [True, False])
 @pytest.mark.parametrize("order, returns, ties", VARIANTS)
 def test_layer_face_matches_reference_face_on_every_state(order: str, returns: str, ties: str,
@@ -56,7 +42,7 @@ def test_layer_face_matches_reference_face_on_every_state(order: str, returns: s
             assert np.array_equal(fast.n_rows, slow.n_rows) and np.array_equal(fast.n_cols, slow.n_cols)
             assert (game.layer_of(keys) == layer).all()
             for i in range(len(keys)):
-                assert _successors(fast, i) == _successors(slow, i), game.format_position(game.decode(keys[i]))
+                assert successor_table(fast, i) == successor_table(slow, i), game.format_position(game.decode(keys[i]))
 
 
 def test_canonical_state_counts_are_golden() -> None:

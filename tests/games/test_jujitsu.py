@@ -11,22 +11,9 @@ from hypothesis import strategies as st
 
 from gamedb.bits import cards, full, mask_of
 from gamedb.games import GameError, load_game
-from gamedb.games.base import TERMINAL, Expansion, reference_expand
+from gamedb.games.base import reference_expand, successor_table
 from gamedb.games.jujitsu import JujitsuState
 from gamedb.solver.backward import enumerate_layers
-
-
-def _successors(exp: Expansion, i: int) -> dict[tuple[int, int], dict[int, float]]:
-    """Per action pair (labels), the merged {successor: weight} of state ``i``."""
-    out: dict[tuple[int, int], dict[int, float]] = {}
-    for a in range(exp.n_rows[i]):
-        for b in range(exp.n_cols[i]):
-            merged: dict[int, float] = {}
-            for s, w in zip(exp.succ[i, a, b], exp.weight[i, a, b]):
-                if s != TERMINAL or w != 0:
-                    merged[int(s)] = merged.get(int(s), 0.0) + float(w)
-            out[int(exp.row_actions[i, a]), int(exp.col_actions[i, b])] = merged
-    return out
 
 
 @pytest.mark.parametrize("ties", ["carry", "discard"])
@@ -39,7 +26,7 @@ def test_layer_face_matches_reference_face_on_every_state(n: int, ties: str, can
         assert np.array_equal(fast.n_rows, slow.n_rows) and np.array_equal(fast.n_cols, slow.n_cols)
         assert (game.layer_of(keys) == layer).all()
         for i in range(len(keys)):
-            assert _successors(fast, i) == _successors(slow, i)
+            assert successor_table(fast, i) == successor_table(slow, i)
 
 
 def test_canonical_state_counts_are_golden() -> None:

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gamedb.games import GameError, load_game
-from gamedb.games.base import TERMINAL, Expansion, reference_expand
+from gamedb.games.base import reference_expand, successor_table
 from gamedb.games.oshi_zumo import OshiZumoState
 from gamedb.solver.backward import batches, enumerate_layers
 from gamedb.store import open_db
@@ -23,19 +23,6 @@ SMALL = [f"oshi_zumo(coins={n},size={k},min_bid={m}{a})"
                             (4, 2, 0, ",alesia=true"), (3, 1, 5, "")]]
 
 
-def _successors(exp: Expansion, i: int) -> dict[tuple[int, int], dict[int, float]]:
-    """Per action pair (labels), the merged {successor: weight} of state ``i``."""
-    out: dict[tuple[int, int], dict[int, float]] = {}
-    for a in range(exp.n_rows[i]):
-        for b in range(exp.n_cols[i]):
-            merged: dict[int, float] = {}
-            for s, w in zip(exp.succ[i, a, b], exp.weight[i, a, b]):
-                if s != TERMINAL or w != 0:
-                    merged[int(s)] = merged.get(int(s), 0.0) + float(w)
-            out[int(exp.row_actions[i, a]), int(exp.col_actions[i, b])] = merged
-    return out
-
-
 @pytest.mark.parametrize("canonical", [True, False])
 @pytest.mark.parametrize("spec", SMALL)
 def test_layer_face_matches_reference_face_on_every_state(spec: str, canonical: bool) -> None:
@@ -45,7 +32,7 @@ def test_layer_face_matches_reference_face_on_every_state(spec: str, canonical: 
         assert np.array_equal(fast.n_rows, slow.n_rows) and np.array_equal(fast.n_cols, slow.n_cols)
         assert (game.layer_of(keys) == layer).all()
         for i in range(len(keys)):
-            assert _successors(fast, i) == _successors(slow, i), game.decode(int(keys[i]))
+            assert successor_table(fast, i) == successor_table(slow, i), game.decode(int(keys[i]))
 
 
 def test_expansion_of_one_key_bounds_every_batch_of_its_layer() -> None:
