@@ -30,3 +30,27 @@ def built(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-
         return cache[key]
 
     return get
+
+
+@pytest.fixture(scope="session")
+def raw_and_canonical(built):  # type: ignore[no-untyped-def]
+    """Return a function: spec -> every position of its raw build, probed in both files.
+
+    The result lists ``(state, raw entry, canonical entry)`` for every state stored by
+    the build with ``canonical_keys=False`` (each real position keyed separately), so a
+    test can demand that the canonical file answers every real position identically.
+    """
+    import sqlite3
+
+    from gamedb.store import open_db
+
+    def compare(spec: str) -> tuple[list[tuple[object, object, object]], int, int]:
+        raw_path = built(spec, canonical_keys=False)
+        with sqlite3.connect(raw_path) as conn:
+            keys = [key for (key,) in conn.execute("SELECT key FROM states")]
+        with open_db(raw_path) as raw_db, open_db(built(spec)) as db:
+            states = [raw_db.game.decode(key) for key in keys]
+            rows = [(state, raw_db.probe(state), db.probe(state)) for state in states]
+            return rows, len(keys), db.info().states
+
+    return compare

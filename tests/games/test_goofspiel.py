@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import sqlite3
 
 import numpy as np
 import pytest
@@ -238,17 +237,13 @@ def test_three_cards_has_value_zero_as_in_openspiel(built) -> None:  # type: ign
 
 @pytest.mark.parametrize("order, returns, ties", VARIANTS)
 def test_canonical_and_uncanonical_builds_agree_on_every_position(
-        built, order: str, returns: str, ties: str) -> None:  # type: ignore[no-untyped-def]
+        built, raw_and_canonical, order: str, returns: str, ties: str) -> None:  # type: ignore[no-untyped-def]
     spec = _spec(5 if order != "random" else 4, order, returns, ties)
-    raw_path = built(spec, canonical_keys=False)
-    with sqlite3.connect(raw_path) as conn:
-        raw = conn.execute("SELECT key, value FROM states").fetchall()
-    with open_db(raw_path) as raw_db, open_db(built(spec)) as db:
-        raw_game = raw_db.game
-        for key, value in raw:
-            state = raw_game.decode(key)
-            assert db.probe(state).value == pytest.approx(value, abs=1e-12), raw_game.format_position(state)
-        assert len(raw) > db.info().states
+    rows, raw_count, canonical_count = raw_and_canonical(spec)
+    for state, raw, canonical in rows:
+        assert canonical.value == pytest.approx(raw.value, abs=1e-12), canonical.position
+    assert raw_count > canonical_count
+    with open_db(built(spec, canonical_keys=False)) as raw_db, open_db(built(spec)) as db:
         assert db.probe("start").value == pytest.approx(raw_db.probe("start").value, abs=1e-12)
 
 

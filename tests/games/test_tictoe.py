@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 
 import numpy as np
 import pytest
@@ -41,15 +40,11 @@ def test_diagonal_is_not_a_line() -> None:
     assert game.value(game.parse_position("board=XOXO mover=1")) == 1.0
 
 
-def test_canonical_and_uncanonical_builds_agree_on_every_position(built) -> None:  # type: ignore[no-untyped-def]
-    raw_path = built("tictoe", canonical_keys=False)
-    with sqlite3.connect(raw_path) as conn:
-        raw = conn.execute("SELECT key, value FROM states").fetchall()
-    with open_db(raw_path) as raw_db, open_db(built("tictoe")) as db:
-        for key, value in raw:
-            state = raw_db.game.decode(key)
-            assert db.probe(state).value == pytest.approx(value, abs=1e-12)
-        assert (len(raw), db.info().states) == (21, 5)
+def test_canonical_and_uncanonical_builds_agree_on_every_position(raw_and_canonical) -> None:  # type: ignore[no-untyped-def]
+    rows, raw_count, canonical_count = raw_and_canonical("tictoe")
+    for state, raw, canonical in rows:
+        assert canonical.value == pytest.approx(raw.value, abs=1e-12)
+    assert (raw_count, canonical_count) == (21, 5)
 
 
 def test_state_counts_are_golden() -> None:
