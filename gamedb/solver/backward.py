@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamedb.games.base import TERMINAL, Expansion, Game, Keys, root_of
+from gamedb.solver.hashing import KeyIndex, unique_keys
 from gamedb.solver.matrix_game import solve_games
 
 #: Upper bound on successor entries (B x R x C x K) expanded at once (~16 B each).
@@ -21,12 +22,13 @@ MAX_ENTRIES = 2_000_000
 
 
 class ValueTable:
-    """Solved values of whole layers: a sorted key array searched with ``searchsorted``."""
+    """Solved values of whole layers: sorted keys, looked up through a hash index."""
 
     def __init__(self) -> None:
         self.keys: Keys = np.empty(0, np.int64)
         self.values: npt.NDArray[np.float64] = np.empty(0, np.float64)
         self.layers: dict[int, int] = {}
+        self._index: KeyIndex | None = None
 
     def add(self, layer: int, keys: Keys, values: npt.NDArray[np.float64]) -> None:
         """Add one layer's keys and values."""
@@ -35,6 +37,7 @@ class ValueTable:
         self.keys = keys[order]
         self.values = np.concatenate([self.values, values])[order]
         self.layers[layer] = len(values)
+        self._index = None
 
     def keep(self, game: Game[Any], layers: set[int]) -> None:
         """Forget every layer not in ``layers`` (bounded memory over long builds)."""
@@ -43,16 +46,17 @@ class ValueTable:
         mask = np.isin(game.layer_of(self.keys), list(layers))
         self.keys, self.values = self.keys[mask], self.values[mask]
         self.layers = {k: v for k, v in self.layers.items() if k in layers}
+        self._index = None
 
     def lookup(self, keys: Keys) -> npt.NDArray[np.float64]:
         """Return the values of ``keys`` (all must be present)."""
         if len(keys) == 0:
             return np.empty(0, np.float64)
-        pos = np.searchsorted(self.keys, keys)
-        pos[pos == len(self.keys)] = 0
-        if len(self.keys) == 0 or not np.array_equal(self.keys[pos], keys):
-            missing = keys[(len(self.keys) == 0) | (self.keys[pos] != keys)]
-            raise LookupError(f"successor keys not solved yet: {missing[:5].tolist()}")
+        if self._index is None:
+            self._index = KeyIndex(self.keys)
+        pos = self._index.find(keys)
+        if (pos < 0).any():
+            raise LookupError(f"successor keys not solved yet: {keys[pos < 0][:5].tolist()}")
         return self.values[pos]
 
 
@@ -102,17 +106,17 @@ def enumerate_layers(game: Game[Any]) -> dict[int, Keys]:
     """
     root = root_of(game).keys
     pending: dict[int, list[Keys]] = {}
-    _file(game, np.unique(root), pending)
+    _file(game, unique_keys(root), pending)
     found: dict[int, Keys] = {}
     while pending:
         layer = max(pending)
-        keys = np.unique(np.concatenate(pending.pop(layer)))
+        keys = unique_keys(np.concatenate(pending.pop(layer)))
         found[layer] = keys
         probe = game.expand(keys[:1])
         per_state = int(np.prod(probe.succ.shape[1:]))
         for batch in batches(keys, per_state):
             succ = game.expand(batch).succ
-            _file(game, np.unique(succ[succ != TERMINAL]), pending)
+            _file(game, unique_keys(succ[succ != TERMINAL]), pending)
     return found
 
 

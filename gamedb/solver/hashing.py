@@ -1,0 +1,106 @@
+"""Compiled hash tables for non-negative int64 keys: de-duplication and look-ups.
+
+``np.unique`` sorts all its input and ``searchsorted`` jumps through a large sorted
+array; both cost O(n log n) cache misses on the tens of millions of successor keys a big
+layer produces. Open addressing with linear probing (Knuth's multiplicative hash) does
+each key in O(1), and only the distinct keys are sorted.
+
+>>> unique_keys(np.array([5, 3, 5, 9, 3]))
+array([3, 5, 9])
+>>> index = KeyIndex(np.array([10, 20, 30]))
+>>> index.find(np.array([30, 10, 11]))
+array([ 2,  0, -1])
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import numpy.typing as npt
+
+_EMPTY = -1
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / phi: Knuth's multiplicative hash
+
+Keys = npt.NDArray[np.int64]
+
+
+def _capacity_bits(n: int) -> int:
+    """Bits of a power-of-two capacity at least twice ``n`` (load factor <= 1/2)."""
+    return max(4, int(2 * max(n, 1) - 1).bit_length())
+
+
+@numba.njit(cache=True)
+def _slot(key, bits):  # type: ignore[no-untyped-def]
+    return np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(64 - bits))
+
+
+@numba.njit(cache=True)
+def _unique(keys, bits):  # type: ignore[no-untyped-def]
+    mask = (1 << bits) - 1
+    table = np.full(1 << bits, _EMPTY, np.int64)
+    out = np.empty(keys.shape[0], np.int64)
+    count = 0
+    for key in keys:
+        slot = _slot(key, bits)
+        while table[slot] != _EMPTY and table[slot] != key:
+            slot = (slot + 1) & mask
+        if table[slot] == _EMPTY:
+            table[slot] = key
+            out[count] = key
+            count += 1
+    return out[:count]
+
+
+def unique_keys(keys: Keys) -> Keys:
+    """Return the distinct keys of ``keys`` (all >= 0), sorted; like ``np.unique``."""
+    keys = np.ascontiguousarray(keys, dtype=np.int64).ravel()
+    if len(keys) == 0:
+        return keys.copy()
+    distinct = _unique(keys, _capacity_bits(len(keys)))
+    distinct.sort()
+    return distinct
+
+
+@numba.njit(cache=True)
+def _build(keys, bits):  # type: ignore[no-untyped-def]
+    mask = (1 << bits) - 1
+    table = np.full(1 << bits, _EMPTY, np.int64)
+    where = np.empty(1 << bits, np.int64)
+    for i in range(keys.shape[0]):
+        slot = _slot(keys[i], bits)
+        while table[slot] != _EMPTY:
+            slot = (slot + 1) & mask
+        table[slot] = keys[i]
+        where[slot] = i
+    return table, where
+
+
+@numba.njit(cache=True)
+def _find(table, where, queries, bits):  # type: ignore[no-untyped-def]
+    mask = (1 << bits) - 1
+    out = np.empty(queries.shape[0], np.int64)
+    for i in range(queries.shape[0]):
+        key = queries[i]
+        slot = _slot(key, bits)
+        out[i] = -1
+        while table[slot] != _EMPTY:
+            if table[slot] == key:
+                out[i] = where[slot]
+                break
+            slot = (slot + 1) & mask
+    return out
+
+
+class KeyIndex:
+    """Positions of distinct non-negative keys, found in O(1) each."""
+
+    def __init__(self, keys: Keys):
+        keys = np.ascontiguousarray(keys, dtype=np.int64)
+        self._bits = _capacity_bits(len(keys))
+        self._table, self._where = _build(keys, self._bits)
+
+    def find(self, queries: Keys) -> Keys:
+        """Return the position of each query in the indexed keys, -1 where absent."""
+        queries = np.ascontiguousarray(queries, dtype=np.int64).ravel()
+        result: Keys = _find(self._table, self._where, queries, self._bits)
+        return result
