@@ -30,6 +30,10 @@ def test_create_and_stamp_equals_upgrade_from_empty(tmp_path: Path) -> None:
             assert current_revision(conn) == head_revision()
         engine.dispose()
     assert _table_columns(created) == _table_columns(upgraded)
+    # create_schema stamps by hand (no alembic import); the version table must be alembic's.
+    stamp = [row for row in _schema(created) if row[0].startswith(("alembic", "sqlite_auto"))]
+    assert stamp and stamp == [row for row in _schema(upgraded)
+                               if row[0].startswith(("alembic", "sqlite_auto"))]
 
 
 def _table_columns(path: Path) -> dict[str, list[tuple]]:
