@@ -55,7 +55,8 @@ class BuildReport:
 
 def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
           chunk_size: int = CHUNK_SIZE, on_progress: Progress | None = None,
-          values_only: bool = False) -> BuildReport:
+          values_only: bool = False,
+          on_stage: Callable[[str], None] | None = None) -> BuildReport:
     """Solve every reachable position of ``game`` into the SQLite file ``path``.
 
     Args:
@@ -66,7 +67,11 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         on_progress: called with (states done, states total) after every chunk.
         values_only: store values but no strategies (for builds too large to keep
             them); a strategy is then one small LP over the stored successor values.
+        on_stage: called with a short description when the build enters a phase
+            (enumerating, solving, finalising): the enumeration of a big game takes
+            minutes before any state is solved.
     """
+    stage = on_stage or (lambda text: None)
     game = load_game(game) if isinstance(game, str) else game
     start = time.perf_counter()
     writer = Writer(Path(path), game, {"tolerance": TOLERANCE, "kernel": "numba-simplex"},
@@ -74,11 +79,14 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
     try:
         if writer.complete:
             return _report(writer, game, 0, 0.0, 0)
+        stage("enumerating positions")
         layers = enumerate_layers(game)
         writer.ensure_layers({k: len(v) for k, v in layers.items()})
+        stage("solving")
         solved, fallbacks, table = _solve_layers(game, layers, writer, workers=workers,
                                                  chunk_size=chunk_size, on_progress=on_progress,
                                                  values_only=values_only)
+        stage("indexing and finalising")
         root_value = _root_value(game, layers, writer, table)
         seconds = time.perf_counter() - start + float(writer.meta.get("seconds", 0.0))
         writer.finalize({"root_value": root_value, "states": sum(map(len, layers.values())),

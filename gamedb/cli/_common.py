@@ -49,21 +49,36 @@ def cli() -> None:
     """Solve simultaneous-move zero-sum games exactly and keep the strategies in SQLite."""
 
 
+class _Bar:
+    """A tqdm bar driven by the library's ``on_progress(done, total)`` callbacks."""
+
+    def __init__(self, unit: str):
+        self._bar = tqdm(unit=f" {unit}", unit_scale=True, dynamic_ncols=True, leave=False)
+
+    def __call__(self, done: int, total: int) -> None:
+        self._bar.total = total
+        self._bar.update(done - self._bar.n)
+
+    def stage(self, text: str) -> None:
+        """Show what the long command is doing now (e.g. before a total is known)."""
+        self._bar.set_description_str(text)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
 @contextmanager
-def progress_bar(quiet: bool, unit: str) -> Iterator[Callable[[int, int], None] | None]:
+def progress_bar(quiet: bool, unit: str) -> Iterator[_Bar | None]:
+    """Yield a progress callback with rate and ETA (None when ``quiet``)."""
     if quiet:
         yield None
         return
-    bar = tqdm(unit=f" {unit}", unit_scale=True, dynamic_ncols=True, leave=False)
-
-    def update(done: int, total: int) -> None:
-        bar.total = total
-        bar.update(done - bar.n)
-
+    bar = _Bar(unit)
     try:
-        yield update
+        yield bar
     finally:
         bar.close()
+
 
 def vars_of(obj: Any) -> dict[str, Any]:
     """Return a slotted dataclass as a dict."""

@@ -68,7 +68,8 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
     try:
         with progress_bar(quiet, "states") as on_progress:
             report = build(game, path, workers=workers, chunk_size=chunk_size,
-                           on_progress=on_progress, values_only=values_only)
+                           on_progress=on_progress, values_only=values_only,
+                           on_stage=on_progress.stage if on_progress else None)
     except KeyboardInterrupt:
         click.echo(f"interrupted: every finished chunk is saved in {path}; "
                    "run the same command to resume", err=True)
