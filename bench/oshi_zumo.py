@@ -19,34 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import machine  # noqa: E402
-
-_WRAPPER = """
-import json, resource, subprocess, sys, time
-start = time.perf_counter()
-out = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-print(json.dumps({"seconds": seconds, "peak_mib": peak, "rc": out.returncode,
-                  "output": out.stdout + out.stderr}))
-"""
-
-
-def timed(args: list[str]) -> dict[str, object]:
-    """Run ``args`` under the wrapper; return seconds, peak MiB and output."""
-    result = subprocess.run([sys.executable, "-c", _WRAPPER, *args], capture_output=True,
-                            text=True, check=True)
-    run: dict[str, object] = json.loads(result.stdout)
-    if run["rc"]:
-        raise RuntimeError(f"{' '.join(args)} failed:\n{run['output']}")
-    return run
+from common import gamedb_build, machine, timed  # noqa: E402
 
 
 def openspiel_solve(coins: int) -> None:
@@ -64,10 +42,9 @@ def openspiel_solve(coins: int) -> None:
 
 def gamedb_row(spec: str) -> tuple[str, float, int, float]:
     """Time the whole ``gamedb build SPEC`` on a fresh file."""
-    with tempfile.TemporaryDirectory() as tmp:
-        run = timed(["gamedb", "build", spec, "--db", str(Path(tmp) / "oz.sqlite"), "--quiet"])
-    states = int(re.search(r"([\d,]+) states", str(run["output"])).group(1).replace(",", ""))  # type: ignore[union-attr]
-    return f'gamedb build "{spec}"', float(run["seconds"]), states, float(run["peak_mib"])  # type: ignore[arg-type]
+    run = gamedb_build(spec)
+    states = int(re.search(r"([\d,]+) states", run.output).group(1).replace(",", ""))  # type: ignore[union-attr]
+    return f'gamedb build "{spec}"', run.seconds, states, run.peak_mib
 
 
 def main() -> None:
@@ -79,13 +56,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.solve_openspiel is not None:
         return openspiel_solve(args.solve_openspiel)
-    timed(["gamedb", "build", "oshi_zumo(coins=3,size=1)", "--db",
-           str(Path(tempfile.mkdtemp()) / "warm.sqlite"), "--quiet"])  # warm the numba cache
+    gamedb_build("oshi_zumo(coins=3,size=1)")  # warm the numba cache
     peer = timed([sys.executable, __file__, "--solve-openspiel", str(args.openspiel_coins)])
-    solved = json.loads(str(peer["output"]).strip().splitlines()[-1])
-    peer_s = float(peer["seconds"])  # type: ignore[arg-type]
+    solved = json.loads(peer.output.splitlines()[-1])
+    peer_s = peer.seconds
     rows = [(f"OpenSpiel value_iteration oshi_zumo(coins={args.openspiel_coins},size=3,min_bid=1)",
-             peer_s, int(solved["states"]), float(peer["peak_mib"]))]  # type: ignore[arg-type]
+             peer_s, int(solved["states"]), peer.peak_mib)]
     rows.append(gamedb_row("oshi_zumo(coins=1,size=1)"))  # the floor: start-up and imports
     rows += [gamedb_row(f"oshi_zumo(coins={n},size=3,min_bid={m})") for n in args.coins for m in (1, 0)]
     print(f"machine: {machine()}\n")
