@@ -173,9 +173,17 @@ def _solve_chunk(game: Game[Any], layer: int, chunk: Keys, table: ValueTable,
 
 def _rows(layer: int, parts: list[SolvedStates], seconds: float, values_only: bool) -> ChunkRows:
     """Flatten solutions into table rows: non-zero probabilities only, in key order."""
-    strat: list[tuple[Keys, Keys, Keys, np.ndarray]] = [
-        (np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))]
-    for part in parts if not values_only else []:
+    strategies = _strategy_rows(parts) if not values_only else (
+        np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+    return ChunkRows(layer, np.concatenate([p.expansion.keys for p in parts]),
+                     np.concatenate([p.values for p in parts]),
+                     np.concatenate([p.gaps for p in parts]), *strategies, seconds)
+
+
+def _strategy_rows(parts: list[SolvedStates]) -> tuple[Keys, Keys, Keys, np.ndarray]:
+    """(key, player, action, prob) columns of the non-zero probabilities, in key order."""
+    strat: list[tuple[Keys, Keys, Keys, np.ndarray]] = []
+    for part in parts:
         exp = part.expansion
         for player, probs, labels in ((1, part.row_strategies, exp.row_actions),
                                       (2, part.col_strategies, exp.col_actions)):
@@ -183,10 +191,7 @@ def _rows(layer: int, parts: list[SolvedStates], seconds: float, values_only: bo
             strat.append((exp.keys[i], np.full(len(i), player), labels[i, j], probs[i, j]))
     key, player, action, prob = (np.concatenate(col) for col in zip(*strat))
     order = np.lexsort((action, player, key))
-    return ChunkRows(layer, np.concatenate([p.expansion.keys for p in parts]),
-                     np.concatenate([p.values for p in parts]),
-                     np.concatenate([p.gaps for p in parts]),
-                     key[order], player[order], action[order], prob[order], seconds)
+    return key[order], player[order], action[order], prob[order]
 
 
 def _root_value(game: Game[Any], layers: dict[int, Keys], writer: Writer,
