@@ -27,6 +27,7 @@ from gamedb.solver.backward import (
     SolvedStates, ValueTable, batches, enumerate_layers, solve_states,
 )
 from gamedb.solver.matrix_game import TOLERANCE
+from gamedb.store.codec import encode
 from gamedb.store.writer import ChunkRows, Writer
 
 #: States per transaction: large enough for fast bulk writes, small enough to lose little.
@@ -172,26 +173,15 @@ def _solve_chunk(game: Game[Any], layer: int, chunk: Keys, table: ValueTable,
 
 
 def _rows(layer: int, parts: list[SolvedStates], seconds: float, values_only: bool) -> ChunkRows:
-    """Flatten solutions into table rows: non-zero probabilities only, in key order."""
-    strategies = _strategy_rows(parts) if not values_only else (
-        np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0))
+    """Gather a chunk's solutions into rows: strategies as JSON text, in key order."""
+    first: list[str] | None = None
+    second: list[str] | None = None
+    if not values_only:
+        first = [t for p in parts for t in encode(p.row_strategies, p.expansion.row_actions)]
+        second = [t for p in parts for t in encode(p.col_strategies, p.expansion.col_actions)]
     return ChunkRows(layer, np.concatenate([p.expansion.keys for p in parts]),
                      np.concatenate([p.values for p in parts]),
-                     np.concatenate([p.gaps for p in parts]), *strategies, seconds)
-
-
-def _strategy_rows(parts: list[SolvedStates]) -> tuple[Keys, Keys, Keys, np.ndarray]:
-    """(key, player, action, prob) columns of the non-zero probabilities, in key order."""
-    strat: list[tuple[Keys, Keys, Keys, np.ndarray]] = []
-    for part in parts:
-        exp = part.expansion
-        for player, probs, labels in ((1, part.row_strategies, exp.row_actions),
-                                      (2, part.col_strategies, exp.col_actions)):
-            i, j = np.nonzero(probs > 0)
-            strat.append((exp.keys[i], np.full(len(i), player), labels[i, j], probs[i, j]))
-    key, player, action, prob = (np.concatenate(col) for col in zip(*strat))
-    order = np.lexsort((action, player, key))
-    return key[order], player[order], action[order], prob[order]
+                     np.concatenate([p.gaps for p in parts]), first, second, seconds)
 
 
 def _root_value(game: Game[Any], layers: dict[int, Keys], writer: Writer,

@@ -20,6 +20,7 @@ from gamedb.solver.backward import ValueTable, batches, stage_matrices
 from gamedb.solver.exact import solve_exact
 from gamedb.solver.matrix_game import TOLERANCE, solve_games
 from gamedb.store import open_db
+from gamedb.store.codec import decode
 
 Floats = npt.NDArray[np.float64]
 
@@ -100,27 +101,30 @@ def stage_games(path: str | Path, *, sample: int | None = None,
 def _strategies(conn: sqlite3.Connection, keys: npt.NDArray[np.int64],
                 row_labels: npt.NDArray[np.int64], col_labels: npt.NDArray[np.int64], *,
                 dense: bool = True) -> tuple[Floats, Floats]:
-    """Read the stored strategies of ``keys`` into action-position arrays."""
+    """Read the stored strategies of ``keys`` into action-position arrays.
+
+    A label that is not an action of its position is left out, so the strategy no
+    longer sums to 1 and the check fails.
+    """
+    query = "SELECT key, strategy1, strategy2 FROM states WHERE "
     if dense:  # every key of the range is wanted: one range scan
-        rows = conn.execute(
-            "SELECT key, player, action, prob FROM strategies WHERE key BETWEEN ? AND ?",
-            (int(keys[0]), int(keys[-1]))).fetchall()
+        rows = conn.execute(query + "key BETWEEN ? AND ?", (int(keys[0]), int(keys[-1]))).fetchall()
     else:
         rows = []
         for start in range(0, len(keys), 500):
             part = keys[start:start + 500].tolist()
-            rows += conn.execute("SELECT key, player, action, prob FROM strategies WHERE key IN "
-                                 f"({','.join('?' * len(part))})", part).fetchall()
-    data = np.array(rows, dtype=np.float64).reshape(-1, 4)
+            rows += conn.execute(query + f"key IN ({','.join('?' * len(part))})", part).fetchall()
     out = (np.zeros(row_labels.shape), np.zeros(col_labels.shape))
-    skey = np.array([r[0] for r in rows], dtype=np.int64)  # exact: keys exceed 2**53
-    pos = np.searchsorted(keys, skey).clip(0, len(keys) - 1)
-    mine = keys[pos] == skey
-    for player, labels, target in ((1, row_labels, out[0]), (2, col_labels, out[1])):
-        sel = mine & (data[:, 1] == player)
-        i, action = pos[sel], data[sel, 2].astype(np.int64)
-        j = np.argmax(labels[i] == action[:, None], axis=1)
-        np.add.at(target, (i, j), data[sel, 3])
+    index = {key: i for i, key in enumerate(keys.tolist())}
+    for key, *texts in rows:
+        i = index.get(key)
+        if i is None:
+            continue
+        for labels, target, text in zip((row_labels, col_labels), out, texts):
+            column = {label: j for j, label in enumerate(labels[i].tolist()) if label >= 0}
+            for action, prob in decode(text).items():
+                if action in column:
+                    target[i, column[action]] += prob
     return out
 
 

@@ -101,7 +101,7 @@ def test_verify_passes_a_sound_file_and_fails_a_corrupted_one(tmp_path: Path) ->
     assert code == 0 and report["ok"] and report["checked"] == 298 and report["max_gap"] <= 1e-9
     with sqlite3.connect(db) as conn:  # corrupt one value and one strategy
         conn.execute("UPDATE states SET value = value + 0.25 WHERE key = (SELECT max(key) FROM states)")
-        conn.execute("UPDATE strategies SET prob = prob * 0.5 "
+        conn.execute("UPDATE states SET strategy1 = '{\"1\":0.5}' "
                      "WHERE key = (SELECT min(key) FROM strategies)")
     code, out, _ = run("verify", str(db))
     assert code == 1 and "FAIL" in out
@@ -111,4 +111,4 @@ def test_upgrade_says_when_a_file_is_current(tmp_path: Path) -> None:
     db = tmp_path / "j3.sqlite"
     run("build", "jujitsu(num_cards=3)", "--db", str(db), "--quiet")
     code, out, _ = run("upgrade", str(db))
-    assert code == 0 and "already at schema 0002" in out
+    assert code == 0 and "already at schema 0003" in out

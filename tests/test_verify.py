@@ -42,9 +42,10 @@ def test_a_corrupted_strategy_is_found(j7: Path) -> None:
     with sqlite3.connect(j7) as conn:  # move mass between two actions of player 1
         (a, p), (b, q) = conn.execute("SELECT action, prob FROM strategies WHERE key = ? "
                                       "AND player = 1 ORDER BY action LIMIT 2", (key,)).fetchall()
-        conn.execute("UPDATE strategies SET prob = ? WHERE key = ? AND player = 1 AND action = ?",
-                      (p + q, key, a))
-        conn.execute("DELETE FROM strategies WHERE key = ? AND player = 1 AND action = ?", (key, b))
+        conn.execute("UPDATE states SET strategy1 = json_remove(json_set(strategy1, ?, ?), ?) "
+                     "WHERE key = ?", (f"$.{a}", p + q, f"$.{b}", key))
+        assert conn.execute("SELECT count(*) FROM strategies WHERE key = ? AND player = 1 "
+                            "AND action = ?", (key, b)).fetchone() == (0,)
     report = verify(j7)
     assert not report.ok and report.failing_keys == [key]
 

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Connection, Engine
 from gamedb.games import GameError, load_game
 from gamedb.games.base import Game
 from gamedb.store import schema
+from gamedb.store.codec import decode
 from gamedb.store.engine import read_meta, readonly_engine, writable_engine
 from gamedb.store.errors import NotSolved, SpecMismatch
 from gamedb.store.migrate import check_schema
@@ -108,19 +109,18 @@ class GameDB:
         if draws is not None:  # before a chance draw: expected value, no strategy
             return Entry(text, sum(p * self.probe(child).value for p, child in draws))
         canon = self.game.canonical(state)
+        states = schema.states.c
         row = self._conn.execute(
-            select(schema.states.c.value, schema.states.c.gap)
-            .where(schema.states.c.key == canon.key)).first()
+            select(states.value, states.gap, states.strategy1, states.strategy2)
+            .where(states.key == canon.key)).first()
         if row is None:
             raise NotSolved(f"position not in {self.path.name}: {text}")
-        stored = self._conn.execute(
-            select(schema.strategies.c.player, schema.strategies.c.action,
-                   schema.strategies.c.prob).where(schema.strategies.c.key == canon.key)).all()
+        stored = {1: decode(row.strategy1), 2: decode(row.strategy2)}
         strategies: dict[int, dict[int, float]] = {}
         for player in (1, 2):
             real_of = {label: real for real, label in canon.actions[player - 1].items()}
-            mine = canon.stored_player(player)
-            strategies[player] = {real_of[a]: p for pl, a, p in stored if pl == mine}
+            mine = stored[canon.stored_player(player)]
+            strategies[player] = {real_of[a]: p for a, p in sorted(mine.items())}
         value = canon.sign * row.value + canon.offset + 0.0
         return Entry(text, value, strategies, canon.key, row.gap)
 

@@ -30,6 +30,7 @@ from typing import Any, TextIO
 
 from gamedb.games import load_game
 from gamedb.games.base import LAYER_SHIFT, Game
+from gamedb.store.codec import decode
 from gamedb.store.database import open_db
 from gamedb.store.errors import NotAGameDB, StoreError
 
@@ -115,16 +116,9 @@ def exported_positions(path: str | Path, *, on_progress: Progress | None = None)
     conn = _readonly(Path(path))
     try:
         total = conn.execute("SELECT count(*) FROM states").fetchone()[0]
-        strategies = conn.execute("SELECT key, player, action, prob FROM strategies ORDER BY key")
-        pending = next(strategies, None)
-        for done, (key, layer, value, gap) in enumerate(
-                conn.execute("SELECT key, layer, value, gap FROM states ORDER BY key"), 1):
-            stored: dict[int, dict[int, float]] = {1: {}, 2: {}}
-            while pending is not None and pending[0] <= key:
-                if pending[0] == key:
-                    stored[pending[1]][pending[2]] = pending[3]
-                pending = next(strategies, None)
-            yield _decoded(game, key, layer, value, gap, stored)
+        for done, (key, layer, value, gap, first, second) in enumerate(conn.execute(
+                "SELECT key, layer, value, gap, strategy1, strategy2 FROM states ORDER BY key"), 1):
+            yield _decoded(game, key, layer, value, gap, {1: decode(first), 2: decode(second)})
             if on_progress is not None and (done % 10_000 == 0 or done == total):
                 on_progress(done, total)
     finally:

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
 from gamedb.store.errors import StoreError
-from gamedb.store.schema import SCHEMA_REVISION, metadata
+from gamedb.store.schema import SCHEMA_REVISION, STRATEGIES_VIEW, metadata
 
 if TYPE_CHECKING:  # alembic is imported only to create or migrate a file (start-up time)
     from alembic.config import Config
@@ -76,6 +76,7 @@ def create_schema(connection: Connection, game: Game[Any] | None = None) -> None
     from gamedb.store.views import create_views
 
     metadata.create_all(connection)
+    connection.execute(text(STRATEGIES_VIEW))
     if game is not None:
         create_views(connection, game)
     connection.execute(text(  # byte for byte the DDL alembic emits

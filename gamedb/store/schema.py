@@ -2,17 +2,17 @@
 
 One file holds one game spec. Values are always from player 1's point of view; the
 strategies of a stored position are kept per stored player (1 = row, 2 = column) with
-stored action labels (ranks for rank-compressed games). See docs/ for the file format.
+stored action labels (ranks for rank-compressed games), as one JSON object per player
+in the position's own row (``gamedb.store.codec``); the ``strategies`` view unpacks
+them into ``(key, player, action, prob)`` rows. See docs/format.md.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import (
-    Column, Float, Index, Integer, MetaData, PrimaryKeyConstraint, Table, Text,
-)
+from sqlalchemy import Column, Float, Integer, MetaData, Table, Text
 
 #: Bump when the meaning of a table changes; alembic revisions carry the history.
-SCHEMA_REVISION = "0002"
+SCHEMA_REVISION = "0003"
 
 metadata = MetaData(naming_convention={
     "ix": "ix_%(column_0_label)s",
@@ -43,19 +43,13 @@ states = Table(
     Column("layer", Integer, nullable=False),
     Column("value", Float, nullable=False, comment="player 1's expected payoff"),
     Column("gap", Float, nullable=False, comment="max_i (My)_i - min_j (xM)_j"),
+    Column("strategy1", Text, comment='player 1 (row): JSON {"label": prob}; NULL: values only'),
+    Column("strategy2", Text, comment='player 2 (column): JSON {"label": prob}'),
 )
 
-strategies = Table(
-    "strategies", metadata,
-    Column("key", Integer, nullable=False),
-    Column("player", Integer, nullable=False, comment="1 = row, 2 = column (stored)"),
-    Column("action", Integer, nullable=False, comment="stored action label"),
-    Column("prob", Float, nullable=False, comment="non-zero probabilities only"),
-    PrimaryKeyConstraint("key", "player", "action"),
-    sqlite_with_rowid=False,
-)
-
-#: Built after the load, not during it (writes stay append-only).
-strategy_index = Index("ix_strategies_player_action_prob",
-                       strategies.c.player, strategies.c.action, strategies.c.prob,
-                       strategies.c.key)
+#: One row per stored non-zero probability, unpacked from the JSON columns of ``states``
+#: (a key's rows come from its primary-key row, so ``WHERE key = ...`` stays a lookup).
+STRATEGIES_VIEW = """CREATE VIEW strategies(key, player, action, prob) AS
+SELECT s.key, 1, CAST(j.key AS INTEGER), j.value FROM states AS s, json_each(s.strategy1) AS j
+UNION ALL
+SELECT s.key, 2, CAST(j.key AS INTEGER), j.value FROM states AS s, json_each(s.strategy2) AS j"""

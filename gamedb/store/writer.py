@@ -1,7 +1,7 @@
 """The builder's side of the store: one writer, chunked transactions, resume queries.
 
-Every chunk is one transaction holding its states, their strategies and the layer's
-progress, so the file alone says what is done (resume needs nothing else). Bulk rows
+Every chunk is one transaction holding its states (with their strategies, one row per
+state) and the layer's progress, so the file alone says what is done (resume needs nothing else). Bulk rows
 go through the raw DB-API ``executemany``: 3-4x faster than Core inserts.
 """
 
@@ -36,10 +36,10 @@ class ChunkRows:
     keys: npt.NDArray[np.int64]
     values: npt.NDArray[np.float64]
     gaps: npt.NDArray[np.float64]
-    strategy_keys: npt.NDArray[np.int64]
-    strategy_players: npt.NDArray[np.int64]
-    strategy_actions: npt.NDArray[np.int64]
-    strategy_probs: npt.NDArray[np.float64]
+    strategy1: list[str] | None
+    """Player 1's strategy of each state as JSON text (``gamedb.store.codec``), or
+    None in a values-only build."""
+    strategy2: list[str] | None
     seconds: float
 
 
@@ -128,12 +128,13 @@ class Writer:
         raw = self._raw
         raw.execute("BEGIN")
         try:
-            raw.executemany("INSERT INTO states(key, layer, value, gap) VALUES (?, ?, ?, ?)",
-                            zip(rows.keys.tolist(), [rows.layer] * len(rows.keys),
-                                rows.values.tolist(), rows.gaps.tolist()))
-            raw.executemany("INSERT INTO strategies(key, player, action, prob) VALUES (?, ?, ?, ?)",
-                            zip(rows.strategy_keys.tolist(), rows.strategy_players.tolist(),
-                                rows.strategy_actions.tolist(), rows.strategy_probs.tolist()))
+            n = len(rows.keys)
+            raw.executemany(
+                "INSERT INTO states(key, layer, value, gap, strategy1, strategy2) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                zip(rows.keys.tolist(), [rows.layer] * n, rows.values.tolist(),
+                    rows.gaps.tolist(), rows.strategy1 or [None] * n,
+                    rows.strategy2 or [None] * n))
             max_gap = float(rows.gaps.max()) if len(rows.gaps) else 0.0
             raw.execute("UPDATE layers SET done = done + ?, seconds = seconds + ?, "
                         "max_gap = max(max_gap, ?) WHERE layer = ?",
@@ -151,9 +152,8 @@ class Writer:
             raise
 
     def finalize(self, values: dict[str, Any]) -> None:
-        """Index the strategies and mark the build complete."""
+        """Mark the build complete."""
         self._raw.execute("BEGIN")
-        schema.strategy_index.create(self._conn, checkfirst=True)
         write_meta(self._conn, {**values, "status": "complete"})
         self._raw.execute("DELETE FROM meta WHERE name = 'progress'")
         self._raw.execute("COMMIT")

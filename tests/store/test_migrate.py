@@ -30,6 +30,8 @@ def test_create_and_stamp_equals_upgrade_from_empty(tmp_path: Path) -> None:
             assert current_revision(conn) == head_revision()
         engine.dispose()
     assert _table_columns(created) == _table_columns(upgraded)
+    view = [row for row in _schema(created) if row[0] == "strategies"]
+    assert view and view == [row for row in _schema(upgraded) if row[0] == "strategies"]
     # create_schema stamps by hand (no alembic import); the version table must be alembic's.
     stamp = [row for row in _schema(created) if row[0].startswith(("alembic", "sqlite_auto"))]
     assert stamp and stamp == [row for row in _schema(upgraded)
@@ -54,4 +56,24 @@ def test_file_with_an_older_schema_is_refused_with_the_command_to_run(tmp_path: 
 def test_migrations_are_found_inside_the_package() -> None:
     from gamedb.store.migrate import migrations_dir
     assert (migrations_dir() / "versions" / "0001_initial.py").is_file()
-    assert head_revision() == SCHEMA_REVISION == "0002"
+    assert head_revision() == SCHEMA_REVISION == "0003"
+
+
+def test_upgrading_to_0003_keeps_every_probability_exactly(tmp_path: Path) -> None:
+    import shutil
+
+    from gamedb.store.migrate import upgrade_file
+    from gamedb.verify import verify
+
+    old = Path(__file__).resolve().parents[1] / "assets" / "jujitsu_num_cards=4_ties=carry.schema-0001.sqlite"
+    path = tmp_path / "old.sqlite"
+    shutil.copy(old, path)
+    query = "SELECT key, player, action, prob FROM strategies ORDER BY key, player, action"
+    with sqlite3.connect(old) as conn:
+        before = conn.execute(query).fetchall()
+    assert upgrade_file(path) == ("0001", "0003")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute(query).fetchall() == before and len(before) > 32
+        assert conn.execute("SELECT type FROM sqlite_master WHERE name = 'strategies'").fetchone() \
+            == ("view",)
+    assert verify(path).ok

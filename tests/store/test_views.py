@@ -61,7 +61,7 @@ def test_an_old_file_is_refused_then_upgraded_with_a_backup(tmp_path: Path) -> N
         open_db(path)
     result = CliRunner().invoke(cli, ["upgrade", str(path)])
     assert result.exit_code == 0, result.output
-    assert "schema 0001 -> 0002" in result.output and "old.sqlite.bak-0001" in result.output
+    assert "schema 0001 -> 0003" in result.output and "old.sqlite.bak-0001" in result.output
     backup = tmp_path / "old.sqlite.bak-0001"
     with sqlite3.connect(backup) as conn:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0001",)
@@ -93,8 +93,8 @@ def test_upgrade_never_overwrites_a_backup_and_leaves_the_file_alone(tmp_path: P
 def test_a_current_file_is_only_read_by_upgrade(built) -> None:
     path = built("jujitsu(num_cards=4)")
     before = path.read_bytes()
-    assert upgrade_file(path) == ("0002", "0002")
-    assert path.read_bytes() == before and not path.with_name(path.name + ".bak-0002").exists()
+    assert upgrade_file(path) == ("0003", "0003")
+    assert path.read_bytes() == before and not path.with_name(path.name + ".bak-0003").exists()
 
 
 def test_a_file_from_a_newer_gamedb_asks_for_a_newer_gamedb(tmp_path: Path, built) -> None:
