@@ -81,7 +81,7 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         if writer.complete:
             return _report(writer, game, 0, 0.0, 0)
         stage("enumerating positions")
-        layers = enumerate_layers(game)
+        layers = enumerate_layers(game, workers=workers)
         writer.ensure_layers({k: len(v) for k, v in layers.items()})
         stage("solving")
         solved, fallbacks, table = _solve_layers(game, layers, writer, workers=workers,
@@ -105,6 +105,8 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, w
     total, finished = sum(map(len, layers.values())), sum(done.values())
     table, solved, fallbacks = ValueTable(), 0, 0
     start = time.perf_counter()
+    pending: list[ChunkRows] = []  # small layers share a transaction
+    progress: dict[str, Any] = {}
     for layer in sorted(layers):
         keys = layers[layer]
         if done.get(layer, 0) == len(keys):
@@ -115,18 +117,23 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, w
         new_keys, new_values = [old_keys], [old_values]
         for rows, fell_back in _solve_chunks(game, layer, todo, table, workers, chunk_size,
                                              values_only):
-            rate = (solved + len(rows.keys)) / max(time.perf_counter() - start, 1e-9)
-            writer.write_chunk(rows, {
-                "layer": layer, "layer_done": sum(map(len, new_keys)) + len(rows.keys),
-                "layer_states": len(keys), "done": finished + solved + len(rows.keys),
-                "total": total, "rate": round(rate, 1), "updated": time.time(),
-                "eta_seconds": round((total - finished - solved - len(rows.keys)) / rate, 1)})
             new_keys.append(rows.keys)
             new_values.append(rows.values)
             solved, fallbacks = solved + len(rows.keys), fallbacks + fell_back
+            rate = solved / max(time.perf_counter() - start, 1e-9)
+            progress = {"layer": layer, "layer_done": sum(map(len, new_keys)),
+                        "layer_states": len(keys), "done": finished + solved, "total": total,
+                        "rate": round(rate, 1), "updated": time.time(),
+                        "eta_seconds": round((total - finished - solved) / rate, 1)}
+            pending.append(rows)
+            if sum(len(p.keys) for p in pending) >= chunk_size:
+                writer.write_chunks(pending, progress)
+                pending = []
             if on_progress is not None:
                 on_progress(finished + solved, total)
         table.add(layer, np.concatenate(new_keys), np.concatenate(new_values))
+    if pending:
+        writer.write_chunks(pending, progress)
     return solved, fallbacks, table
 
 

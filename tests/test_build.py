@@ -108,6 +108,35 @@ def test_parallel_workers_write_the_same_database(tmp_path: Path) -> None:
     assert _dump(tmp_path / "one.sqlite") == _dump(tmp_path / "two.sqlite")
 
 
+def test_parallel_enumeration_finds_the_same_layers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gamedb.solver import backward
+    game = load_game("goofspiel(num_cards=5)")
+    alone = backward.enumerate_layers(game)
+    monkeypatch.setattr(backward, "MAX_ENTRIES", 500)  # many batches per layer
+    shared = backward.enumerate_layers(game, workers=2)
+    assert alone.keys() == shared.keys() and sum(map(len, alone.values())) > 1000
+    assert all(np.array_equal(alone[layer], shared[layer]) for layer in alone)
+
+
+def test_small_layers_share_a_transaction(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from gamedb.store.writer import Writer
+    spec = "oshi_zumo(coins=8,size=2,min_bid=1)"
+    build(spec, tmp_path / "one_per_state.sqlite", chunk_size=1)
+    transactions: list[list[tuple[int, int]]] = []
+    real = Writer.write_chunks
+
+    def recording(self, chunks, progress=None):  # type: ignore[no-untyped-def]
+        transactions.append([(rows.layer, len(rows.keys)) for rows in chunks])
+        real(self, chunks, progress)
+
+    monkeypatch.setattr(Writer, "write_chunks", recording)
+    build(spec, tmp_path / "shared.sqlite", chunk_size=40)
+    assert any(len({layer for layer, _ in t}) > 1 for t in transactions)
+    assert all(sum(n for _, n in t) >= 40 for t in transactions[:-1])
+    assert _dump(tmp_path / "shared.sqlite") == _dump(tmp_path / "one_per_state.sqlite")
+
+
 def test_build_refuses_a_file_of_another_spec(tmp_path: Path) -> None:
     from gamedb.store import SpecMismatch
     path = tmp_path / "j4.sqlite"

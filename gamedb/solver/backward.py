@@ -7,6 +7,7 @@ layers (``ValueTable``) and solves them all in one kernel call.
 
 from __future__ import annotations
 
+import multiprocessing
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,13 +49,27 @@ class ValueTable:
         self.layers = {k: v for k, v in self.layers.items() if k in layers}
         self._index = None
 
+    def _ready_index(self) -> KeyIndex:
+        if self._index is None:
+            self._index = KeyIndex(self.keys)
+        return self._index
+
+    def weighted_sums(self, succ: Keys, weight: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Return ``sum_k weight * (value of succ, or 1 for TERMINAL)`` over the last axis."""
+        shape = succ.shape
+        if succ.size == 0:
+            return np.zeros(shape[:-1], np.float64)
+        sums, missing = self._ready_index().weighted_sums(
+            self.values, succ.reshape(-1, shape[-1]), weight.reshape(-1, shape[-1]))
+        if missing >= 0:
+            raise LookupError(f"successor keys not solved yet: [{succ.ravel()[missing]}]")
+        return sums.reshape(shape[:-1])
+
     def lookup(self, keys: Keys) -> npt.NDArray[np.float64]:
         """Return the values of ``keys`` (all must be present)."""
         if len(keys) == 0:
             return np.empty(0, np.float64)
-        if self._index is None:
-            self._index = KeyIndex(self.keys)
-        pos = self._index.find(keys)
+        pos = self._ready_index().find(keys)
         if (pos < 0).any():
             raise LookupError(f"successor keys not solved yet: {keys[pos < 0][:5].tolist()}")
         return self.values[pos]
@@ -80,12 +95,7 @@ def batches(keys: Keys, per_state: int, limit: int = MAX_ENTRIES) -> list[Keys]:
 
 def stage_matrices(expansion: Expansion, table: ValueTable) -> npt.NDArray[np.float64]:
     """Return the stage games ``M[i, a, b]`` of an expansion (see ``Expansion``)."""
-    succ, weight = expansion.succ, expansion.weight
-    inner = succ != TERMINAL
-    future = np.zeros(succ.shape, np.float64)
-    future[inner] = table.lookup(succ[inner])
-    result: npt.NDArray[np.float64] = np.where(inner, weight * future, weight).sum(axis=-1)
-    return result
+    return table.weighted_sums(expansion.succ, expansion.weight)
 
 
 def solve_states(game: Game[Any], keys: Keys, table: ValueTable) -> SolvedStates:
@@ -97,27 +107,48 @@ def solve_states(game: Game[Any], keys: Keys, table: ValueTable) -> SolvedStates
                         solution.col_strategies, solution.fallbacks)
 
 
-def enumerate_layers(game: Game[Any]) -> dict[int, Keys]:
+def enumerate_layers(game: Game[Any], workers: int = 1) -> dict[int, Keys]:
     """Return every reachable canonical key, grouped by layer (sorted arrays).
 
     A forward pass: the unique successors of a layer's states join lower layers, and a
     layer is complete once every higher layer has been expanded (layers strictly
-    decrease along every move).
+    decrease along every move). With ``workers > 1`` the batches of a layer are
+    expanded in that many forked processes.
     """
     root = root_of(game).keys
     pending: dict[int, list[Keys]] = {}
     _file(game, unique_keys(root), pending)
     found: dict[int, Keys] = {}
-    while pending:
-        layer = max(pending)
-        keys = unique_keys(np.concatenate(pending.pop(layer)))
-        found[layer] = keys
-        probe = game.expand(keys[:1])
-        per_state = int(np.prod(probe.succ.shape[1:]))
-        for batch in batches(keys, per_state):
-            succ = game.expand(batch).succ
-            _file(game, unique_keys(succ[succ != TERMINAL]), pending)
+    global _ENUMERATED_GAME
+    _ENUMERATED_GAME = game  # inherited by the forked workers
+    pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+    try:
+        while pending:
+            layer = max(pending)
+            keys = unique_keys(np.concatenate(pending.pop(layer)))
+            found[layer] = keys
+            probe = game.expand(keys[:1])
+            parts = batches(keys, int(np.prod(probe.succ.shape[1:])))
+            if pool is not None and len(parts) > 1:
+                successors = pool.imap(_distinct_successors, parts)
+            else:
+                successors = map(_distinct_successors, parts)
+            for distinct in successors:
+                _file(game, distinct, pending)
+    finally:
+        if pool is not None:
+            pool.terminate()
+        _ENUMERATED_GAME = None
     return found
+
+
+_ENUMERATED_GAME: Game[Any] | None = None
+
+
+def _distinct_successors(keys: Keys) -> Keys:
+    assert _ENUMERATED_GAME is not None
+    succ = _ENUMERATED_GAME.expand(keys).succ
+    return unique_keys(succ[succ != TERMINAL])
 
 
 def _file(game: Game[Any], keys: Keys, pending: dict[int, list[Keys]]) -> None:

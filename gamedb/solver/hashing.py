@@ -91,6 +91,28 @@ def _find(table, where, queries, bits):  # type: ignore[no-untyped-def]
     return out
 
 
+@numba.njit(cache=True)
+def _weighted_sums(table, where, values, succ, weight, bits):  # type: ignore[no-untyped-def]
+    mask = (1 << bits) - 1
+    n, k = succ.shape
+    out = np.empty(n, np.float64)
+    for i in range(n):
+        total = 0.0
+        for j in range(k):
+            key = succ[i, j]
+            if key < 0:  # a payoff, not a position
+                total += weight[i, j]
+                continue
+            slot = _slot(key, bits)
+            while table[slot] != key:
+                if table[slot] == _EMPTY:
+                    return out, i * k + j
+                slot = (slot + 1) & mask
+            total += weight[i, j] * values[where[slot]]
+        out[i] = total
+    return out, -1
+
+
 class KeyIndex:
     """Positions of distinct non-negative keys, found in O(1) each."""
 
@@ -104,3 +126,19 @@ class KeyIndex:
         queries = np.ascontiguousarray(queries, dtype=np.int64).ravel()
         result: Keys = _find(self._table, self._where, queries, self._bits)
         return result
+
+    def weighted_sums(self, values: npt.NDArray[np.float64], succ: Keys,
+                      weight: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], int]:
+        """Return ``sum_k weight[i, k] * (values[pos(succ[i, k])] if succ >= 0 else 1)``
+        for every row ``i`` of the (N, K) arrays, in one pass (no (N, K) temporaries),
+        and the flat index of the first absent key (-1 if none).
+
+        >>> index = KeyIndex(np.array([10, 20]))
+        >>> index.weighted_sums(np.array([1.0, -1.0]), np.array([[10, 20], [20, -1]]),
+        ...                     np.array([[0.5, 0.5], [0.25, 3.0]]))
+        (array([0.  , 2.75]), -1)
+        """
+        sums, missing = _weighted_sums(self._table, self._where, values,
+                                       np.ascontiguousarray(succ, dtype=np.int64),
+                                       np.ascontiguousarray(weight, dtype=np.float64), self._bits)
+        return sums, int(missing)

@@ -120,25 +120,27 @@ class Writer:
         keys, values = zip(*rows)
         return np.array(keys, np.int64), np.array(values, np.float64)
 
-    def write_chunk(self, rows: ChunkRows, progress: dict[str, Any] | None = None) -> None:
-        """Store one solved chunk and its progress in a single transaction.
+    def write_chunks(self, chunks: list[ChunkRows], progress: dict[str, Any] | None = None) -> None:
+        """Store solved chunks (one or several small layers) and the progress in a
+        single transaction.
 
         ``progress`` (layer, rate, ETA...) goes to ``meta.progress`` for live ``info``.
         """
         raw = self._raw
         raw.execute("BEGIN")
         try:
-            n = len(rows.keys)
-            raw.executemany(
-                "INSERT INTO states(key, layer, value, gap, strategy1, strategy2) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                zip(rows.keys.tolist(), [rows.layer] * n, rows.values.tolist(),
-                    rows.gaps.tolist(), rows.strategy1 or [None] * n,
-                    rows.strategy2 or [None] * n))
-            max_gap = float(rows.gaps.max()) if len(rows.gaps) else 0.0
-            raw.execute("UPDATE layers SET done = done + ?, seconds = seconds + ?, "
-                        "max_gap = max(max_gap, ?) WHERE layer = ?",
-                        (len(rows.keys), rows.seconds, max_gap, rows.layer))
+            for rows in chunks:
+                n = len(rows.keys)
+                raw.executemany(
+                    "INSERT INTO states(key, layer, value, gap, strategy1, strategy2) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    zip(rows.keys.tolist(), [rows.layer] * n, rows.values.tolist(),
+                        rows.gaps.tolist(), rows.strategy1 or [None] * n,
+                        rows.strategy2 or [None] * n))
+                max_gap = float(rows.gaps.max()) if n else 0.0
+                raw.execute("UPDATE layers SET done = done + ?, seconds = seconds + ?, "
+                            "max_gap = max(max_gap, ?) WHERE layer = ?",
+                            (n, rows.seconds, max_gap, rows.layer))
             if progress is not None:
                 raw.execute("INSERT OR REPLACE INTO meta(name, value) VALUES ('progress', ?)",
                             (json.dumps(progress),))
