@@ -24,7 +24,7 @@ import numpy as np
 from gamedb.games import load_game
 from gamedb.games.base import Game, Keys, root_of
 from gamedb.solver.backward import (
-    SolvedStates, ValueTable, batches, enumerate_layers, solve_states,
+    SolvedStates, ValueTable, batches, distinct_successors, enumerate_layers, solve_states,
 )
 from gamedb.solver.matrix_game import TOLERANCE
 from gamedb.store.codec import encode
@@ -81,7 +81,7 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         if writer.complete:
             return _report(writer, game, 0, 0.0, 0)
         stage("enumerating positions")
-        layers = enumerate_layers(game, workers=workers)
+        layers = _enumerate(game, workers)
         writer.ensure_layers({k: len(v) for k, v in layers.items()})
         stage("solving")
         solved, fallbacks, table = _solve_layers(game, layers, writer, workers=workers,
@@ -96,6 +96,35 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         return _report(writer, game, solved, time.perf_counter() - start, fallbacks)
     finally:
         writer.close()
+
+
+def _enumerate(game: Game[Any], workers: int) -> dict[int, Keys]:
+    """``enumerate_layers``; a layer of several batches is expanded by ``workers``
+    forked processes (started at the first such layer: small games never fork)."""
+    if workers <= 1:
+        return enumerate_layers(game)
+    global _WORKER_STATE
+    _WORKER_STATE = (game, 0, ValueTable(), True)  # inherited by the forked workers
+    pools: list[Any] = []
+
+    def map_batches(parts: list[Keys]) -> Iterator[Keys]:
+        if len(parts) <= 1:
+            return map(_successors_in_worker, parts)
+        if not pools:
+            pools.append(multiprocessing.get_context("fork").Pool(workers))
+        return pools[0].imap(_successors_in_worker, parts)  # type: ignore[no-any-return]
+
+    try:
+        return enumerate_layers(game, map_batches)
+    finally:
+        for pool in pools:
+            pool.terminate()
+        _WORKER_STATE = None
+
+
+def _successors_in_worker(keys: Keys) -> Keys:
+    assert _WORKER_STATE is not None
+    return distinct_successors(_WORKER_STATE[0], keys)
 
 
 def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, workers: int,

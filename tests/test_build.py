@@ -109,11 +109,12 @@ def test_parallel_workers_write_the_same_database(tmp_path: Path) -> None:
 
 
 def test_parallel_enumeration_finds_the_same_layers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gamedb import build as builder
     from gamedb.solver import backward
     game = load_game("goofspiel(num_cards=5)")
     alone = backward.enumerate_layers(game)
     monkeypatch.setattr(backward, "MAX_ENTRIES", 500)  # many batches per layer
-    shared = backward.enumerate_layers(game, workers=2)
+    shared = builder._enumerate(game, workers=2)
     assert alone.keys() == shared.keys() and sum(map(len, alone.values())) > 1000
     assert all(np.array_equal(alone[layer], shared[layer]) for layer in alone)
 

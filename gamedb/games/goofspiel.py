@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numba
+from gamedb.jit import numba
 import numpy as np
 
 from gamedb.bits import Mask, cards, full, mask_of, popcount, without

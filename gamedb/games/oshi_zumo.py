@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numba
+from gamedb.jit import numba
 import numpy as np
 
 from gamedb.games.base import (

@@ -7,7 +7,8 @@ layers (``ValueTable``) and solves them all in one kernel call.
 
 from __future__ import annotations
 
-import multiprocessing
+import functools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,9 +88,9 @@ class SolvedStates:
     fallbacks: int
 
 
-def batches(keys: Keys, per_state: int, limit: int = MAX_ENTRIES) -> list[Keys]:
+def batches(keys: Keys, per_state: int, limit: int | None = None) -> list[Keys]:
     """Split ``keys`` so that each batch expands to at most ``limit`` entries."""
-    size = max(1, limit // max(1, per_state))
+    size = max(1, (limit or MAX_ENTRIES) // max(1, per_state))
     return [keys[i:i + size] for i in range(0, len(keys), size)]
 
 
@@ -107,47 +108,35 @@ def solve_states(game: Game[Any], keys: Keys, table: ValueTable) -> SolvedStates
                         solution.col_strategies, solution.fallbacks)
 
 
-def enumerate_layers(game: Game[Any], workers: int = 1) -> dict[int, Keys]:
+def enumerate_layers(game: Game[Any],
+                     map_batches: Callable[[list[Keys]], Iterable[Keys]] | None = None,
+                     ) -> dict[int, Keys]:
     """Return every reachable canonical key, grouped by layer (sorted arrays).
 
     A forward pass: the unique successors of a layer's states join lower layers, and a
     layer is complete once every higher layer has been expanded (layers strictly
-    decrease along every move). With ``workers > 1`` the batches of a layer are
-    expanded in that many forked processes.
+    decrease along every move). ``map_batches`` maps a list of key batches to their
+    ``distinct_successors`` (in any order): the builder passes a process pool's.
     """
+    if map_batches is None:
+        map_batches = functools.partial(map, functools.partial(distinct_successors, game))
     root = root_of(game).keys
     pending: dict[int, list[Keys]] = {}
     _file(game, unique_keys(root), pending)
     found: dict[int, Keys] = {}
-    global _ENUMERATED_GAME
-    _ENUMERATED_GAME = game  # inherited by the forked workers
-    pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
-    try:
-        while pending:
-            layer = max(pending)
-            keys = unique_keys(np.concatenate(pending.pop(layer)))
-            found[layer] = keys
-            probe = game.expand(keys[:1])
-            parts = batches(keys, int(np.prod(probe.succ.shape[1:])))
-            if pool is not None and len(parts) > 1:
-                successors = pool.imap(_distinct_successors, parts)
-            else:
-                successors = map(_distinct_successors, parts)
-            for distinct in successors:
-                _file(game, distinct, pending)
-    finally:
-        if pool is not None:
-            pool.terminate()
-        _ENUMERATED_GAME = None
+    while pending:
+        layer = max(pending)
+        keys = unique_keys(np.concatenate(pending.pop(layer)))
+        found[layer] = keys
+        probe = game.expand(keys[:1])
+        for distinct in map_batches(batches(keys, int(np.prod(probe.succ.shape[1:])))):
+            _file(game, distinct, pending)
     return found
 
 
-_ENUMERATED_GAME: Game[Any] | None = None
-
-
-def _distinct_successors(keys: Keys) -> Keys:
-    assert _ENUMERATED_GAME is not None
-    succ = _ENUMERATED_GAME.expand(keys).succ
+def distinct_successors(game: Game[Any], keys: Keys) -> Keys:
+    """Return the distinct canonical successor keys of ``keys`` (sorted)."""
+    succ = game.expand(keys).succ
     return unique_keys(succ[succ != TERMINAL])
 
 

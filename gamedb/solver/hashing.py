@@ -14,7 +14,7 @@ array([ 2,  0, -1])
 
 from __future__ import annotations
 
-import numba
+from gamedb.jit import numba
 import numpy as np
 import numpy.typing as npt
 

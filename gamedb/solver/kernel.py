@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
+from gamedb.jit import njit
 
 _SADDLE_TOL = 1e-12  # relative to the payoff range
 _COST_TOL = 1e-11  # a reduced cost below -_COST_TOL may enter

@@ -9,13 +9,13 @@ LPs are known to fail on these degenerate games.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from gamedb.jit import njit
 from gamedb.solver.exact import solve_exact
 from gamedb.solver.kernel import solve_batch
 from gamedb.solver.reference import solve_lp
@@ -27,7 +27,6 @@ __all__ = ["TOLERANCE", "BatchSolution", "MatrixSolution", "batch_gaps", "gap",
 TOLERANCE = 1e-9
 """Largest accepted gap, relative to max(1, payoff range of the game)."""
 
-_CHUNK = 1 << 21  # payoff entries per step of the gap check: bounds its temporaries
 
 _Floats = npt.NDArray[np.float64]
 
@@ -126,8 +125,8 @@ def batch_gaps(
 ) -> tuple[_Floats, _Floats]:
     """Return the gap and the payoff range of every game of a padded batch.
 
-    Vectorized over the batch (in chunks that bound the temporaries); the padding is
-    masked out, so garbage there cannot leak in.
+    Compiled, one pass over each game's own corner: the padding is never read, so
+    garbage there cannot leak in. ``_gaps_of_chunk`` is the NumPy reference.
 
     Args:
         payoffs: (B, R, C) padded payoffs.
@@ -140,21 +139,14 @@ def batch_gaps(
         (gaps, ranges), both (B,). A range is NaN or inf if the game has a non-finite
         payoff.
     """
-    batch, max_rows, max_cols = payoffs.shape
-    gaps, ranges = np.empty(batch), np.empty(batch)
-    step = max(1, _CHUNK // max(1, max_rows * max_cols))
-    with np.errstate(invalid="ignore", over="ignore"):  # non-finite games give NaN
-        for part in _chunks(batch, step):
-            gaps[part], ranges[part] = _gaps_of_chunk(
-                payoffs[part], n_rows[part], n_cols[part],
-                row_strategies[part], col_strategies[part],
-            )
+    gaps: _Floats
+    ranges: _Floats
+    gaps, ranges = _compiled_gaps(np.ascontiguousarray(payoffs, dtype=np.float64),
+                                  np.asarray(n_rows, dtype=np.int64),
+                                  np.asarray(n_cols, dtype=np.int64),
+                                  np.ascontiguousarray(row_strategies, dtype=np.float64),
+                                  np.ascontiguousarray(col_strategies, dtype=np.float64))
     return gaps, ranges
-
-
-def _chunks(total: int, step: int) -> Iterator[slice]:
-    for start in range(0, total, step):
-        yield slice(start, min(total, start + step))
 
 
 def _gaps_of_chunk(
@@ -164,6 +156,7 @@ def _gaps_of_chunk(
     row_strategies: _Floats,
     col_strategies: _Floats,
 ) -> tuple[_Floats, _Floats]:
+    """Reference version of ``_compiled_gaps`` in NumPy (tests compare the two)."""
     _, max_rows, max_cols = payoffs.shape
     row_mask = np.arange(max_rows) < n_rows[:, np.newaxis]  # (b, R)
     col_mask = np.arange(max_cols) < n_cols[:, np.newaxis]  # (b, C)
@@ -179,6 +172,34 @@ def _gaps_of_chunk(
     best_col = np.where(col_mask, col_payoffs, np.inf).min(axis=1)
     ranges = matrices.max(axis=(1, 2)) - matrices.min(axis=(1, 2))
     return best_row - best_col, ranges
+
+
+@njit(cache=True)
+def _compiled_gaps(payoffs, n_rows, n_cols, row_strategies, col_strategies):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Gap ``max_i (M y)_i - min_j (x M)_j`` and payoff range of each game, reading only
+    its ``n_rows x n_cols`` corner; the range is NaN if a payoff is not finite."""
+    batch = payoffs.shape[0]
+    gaps, ranges = np.empty(batch), np.empty(batch)
+    for k in range(batch):
+        m, n = n_rows[k], n_cols[k]
+        low, high, finite, best_row = np.inf, -np.inf, True, -np.inf
+        for i in range(m):
+            total = 0.0
+            for j in range(n):
+                v = payoffs[k, i, j]
+                finite = finite and np.isfinite(v)
+                low, high = min(low, v), max(high, v)
+                total += v * col_strategies[k, j]
+            best_row = max(best_row, total)
+        best_col = np.inf
+        for j in range(n):
+            total = 0.0
+            for i in range(m):
+                total += row_strategies[k, i] * payoffs[k, i, j]
+            best_col = min(best_col, total)
+        gaps[k] = best_row - best_col if finite else np.nan
+        ranges[k] = high - low if finite else np.nan
+    return gaps, ranges
 
 
 def _fallback(matrix: _Floats, limit: float) -> tuple[MatrixSolution, bool]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 
-import numba
+from gamedb.jit import numba
 import numpy as np
 import numpy.typing as npt
 

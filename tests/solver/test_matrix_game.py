@@ -185,3 +185,22 @@ def test_non_finite_payoffs_are_rejected() -> None:
         solve_games(np.array([[[0.0, np.inf]]]), np.array([1]), np.array([2]))
     with pytest.raises(ValueError):
         solve_matrix_game([1.0, 2.0])
+
+
+def test_compiled_gaps_agree_with_the_numpy_reference_and_never_read_the_padding() -> None:
+    from gamedb.solver.matrix_game import _gaps_of_chunk, batch_gaps
+    rng = np.random.default_rng(5)
+    payoffs = rng.normal(size=(500, 7, 6))
+    rows, cols = rng.integers(1, 8, 500), rng.integers(1, 7, 500)
+    x, y = rng.random((500, 7)), rng.random((500, 6))
+    x[np.arange(7) >= rows[:, None]] = 0.0
+    y[np.arange(6) >= cols[:, None]] = 0.0
+    garbage = payoffs.copy()
+    garbage[(np.arange(7)[None, :, None] >= rows[:, None, None])
+            | (np.arange(6)[None, None, :] >= cols[:, None, None])] = np.nan
+    gaps, ranges = batch_gaps(garbage, rows, cols, x, y)
+    want_gaps, want_ranges = _gaps_of_chunk(payoffs, rows, cols, x, y)
+    np.testing.assert_allclose(gaps, want_gaps, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ranges, want_ranges, rtol=0, atol=1e-12)
+    payoffs[3, 0, 0] = np.inf
+    assert np.isnan(batch_gaps(payoffs, rows, cols, x, y)[1][3])
