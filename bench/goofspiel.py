@@ -201,7 +201,8 @@ def main() -> int:
         return wait4_main(args.rest)
     if args.openspiel_child:
         return openspiel_main(args.openspiel_child, "random", args.openspiel_lp == "highs")
-    env = dict(os.environ)
+    from common import ENV
+    env = dict(ENV)  # Python's usual bytecode cache, for the peer and us alike
     if args.cold:
         env["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="numba-cold-")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench-goofspiel-"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -40,12 +41,21 @@ def default_db_path(spec: str) -> Path:
     return Path("data") / (re.sub(r"[(),]+", "_", spec).strip("_") + ".sqlite")
 
 
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 @cli.command(name="build")
 @click.argument("spec")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Database file (default: data/<spec>.sqlite). A partial build resumes.")
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
-              help="Processes solving chunks in parallel.")
+@click.option("--workers", default=lambda: _usable_cpus(), show_default="all usable CPUs",
+              type=click.IntRange(1, 64),
+              help="Processes expanding and solving big layers in parallel (small games "
+                   "never start them).")
 @click.option("--chunk-size", default=CHUNK_SIZE, show_default=True,
               type=click.IntRange(1, 10_000_000), help="States per transaction.")
 @click.option("--values-only", is_flag=True,
