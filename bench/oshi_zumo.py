@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import sys
 from pathlib import Path
 
@@ -40,11 +41,11 @@ def openspiel_solve(coins: int) -> None:
     print(json.dumps({"states": len(values), "root_value": values[root], "backend": backend}))
 
 
-def gamedb_row(spec: str) -> tuple[str, float, int, float]:
-    """Time the whole ``gamedb build SPEC`` on a fresh file."""
-    run = gamedb_build(spec)
-    states = int(re.search(r"([\d,]+) states", run.output).group(1).replace(",", ""))  # type: ignore[union-attr]
-    return f'gamedb build "{spec}"', run.seconds, states, run.peak_mib
+def gamedb_row(spec: str, repeat: int) -> tuple[str, list[float], int, float]:
+    """Time the whole ``gamedb build SPEC`` on a fresh file, ``repeat`` times."""
+    runs = [gamedb_build(spec) for _ in range(repeat)]
+    states = int(re.search(r"([\d,]+) states", runs[0].output).group(1).replace(",", ""))  # type: ignore[union-attr]
+    return f'gamedb build "{spec}"', [r.seconds for r in runs], states, max(r.peak_mib for r in runs)
 
 
 def main() -> None:
@@ -52,6 +53,8 @@ def main() -> None:
     parser.add_argument("--openspiel-coins", type=int, default=10)
     parser.add_argument("--coins", type=int, nargs="+", default=[10, 50],
                         help="gamedb builds (size=3, min_bid 1 and 0)")
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="runs of each gamedb command (median, min-max reported)")
     parser.add_argument("--solve-openspiel", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.solve_openspiel is not None:
@@ -61,14 +64,18 @@ def main() -> None:
     solved = json.loads(peer.output.splitlines()[-1])
     peer_s = peer.seconds
     rows = [(f"OpenSpiel value_iteration oshi_zumo(coins={args.openspiel_coins},size=3,min_bid=1)",
-             peer_s, int(solved["states"]), peer.peak_mib)]
-    rows.append(gamedb_row("oshi_zumo(coins=1,size=1)"))  # the floor: start-up and imports
-    rows += [gamedb_row(f"oshi_zumo(coins={n},size=3,min_bid={m})") for n in args.coins for m in (1, 0)]
+             [peer_s], int(solved["states"]), peer.peak_mib)]
+    rows.append(gamedb_row("oshi_zumo(coins=1,size=1)", args.repeat))  # the floor: start-up
+    rows += [gamedb_row(f"oshi_zumo(coins={n},size=3,min_bid={m})", args.repeat)
+             for n in args.coins for m in (1, 0)]
     print(f"machine: {machine()}\n")
-    print(f"| command | seconds | states | peak RSS MiB | OpenSpiel ({args.openspiel_coins} coins) s / this |")
-    print("|---|---:|---:|---:|---:|")
+    print(f"| command | seconds (median) | min-max of {args.repeat} | states | peak RSS MiB "
+          f"| OpenSpiel ({args.openspiel_coins} coins) s / this |")
+    print("|---|---:|---:|---:|---:|---:|")
     for command, seconds, states, peak in rows:
-        print(f"| `{command}` | {seconds:.2f} | {states:,} | {peak:.0f} | {peer_s / seconds:.1f}x |")
+        mid = statistics.median(seconds)
+        spread = f"{min(seconds):.2f}-{max(seconds):.2f}" if len(seconds) > 1 else ""
+        print(f"| `{command}` | {mid:.2f} | {spread} | {states:,} | {peak:.0f} | {peer_s / mid:.1f}x |")
     print(f"\nOpenSpiel states include terminal ones; its LP backend: {solved['backend']}; "
           f"root value {solved['root_value']:+.6f}. gamedb states are canonical (player swap).")
 

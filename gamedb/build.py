@@ -1,7 +1,8 @@
 """Build a strategy database: the one place where games, solver and store meet.
 
-Layers are solved from the terminal end up; each chunk of a layer is one transaction
-(states, strategies, progress). The database is the checkpoint: a restarted build asks
+Layers are solved from the terminal end up; each transaction holds whole chunks (a
+chunk of a big layer, or several small layers) with their states, strategies and
+progress. The database is the checkpoint: a restarted build asks
 the file what is done and continues, and a finished file is left alone.
 
 >>> import tempfile, pathlib
@@ -63,7 +64,8 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
     Args:
         game: a spec string or a loaded game.
         path: the database file; a partial build of the same spec is resumed.
-        workers: processes that solve chunks in parallel (one process writes).
+        workers: processes that expand and solve the batches of big layers in parallel
+            (one process writes); small layers never start them.
         chunk_size: states per transaction.
         on_progress: called with (states done, states total) after every chunk.
         values_only: store values but no strategies (for builds too large to keep
@@ -87,7 +89,7 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         solved, fallbacks, table = _solve_layers(game, layers, writer, workers=workers,
                                                  chunk_size=chunk_size, on_progress=on_progress,
                                                  values_only=values_only)
-        stage("indexing and finalising")
+        stage("finalising")
         root_value = _root_value(game, layers, writer, table)
         seconds = time.perf_counter() - start + float(writer.meta.get("seconds", 0.0))
         writer.finalize({"root_value": root_value, "states": sum(map(len, layers.values())),

@@ -2,7 +2,9 @@
 
 Copy this one file into another program to read shipped databases without installing
 gamedb, numpy or SQLAlchemy. It reads the file-format contract of docs/format.md: the
-``meta``, ``states`` and ``strategies`` tables, which every schema revision keeps.
+``meta`` and ``states`` tables and the ``strategies`` relation (a table up to schema
+0002, a view over ``states`` using SQLite's built-in JSON functions since 0003), which
+every schema revision keeps.
 Files are opened read-only (``mode=ro``): probing never changes a byte.
 
 Positions are looked up by canonical key. ``gamedb key SPEC POSITION`` prints the key

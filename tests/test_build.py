@@ -161,6 +161,32 @@ def test_second_builder_on_the_same_file_is_refused_and_readers_still_work(tmp_p
     assert build("jujitsu(num_cards=6)", path).status == "complete"
 
 
+def test_forked_workers_do_not_keep_the_lock_of_a_dead_builder(tmp_path: Path) -> None:
+    import multiprocessing
+    import os
+    import time
+    from gamedb.store.lock import BuildLock
+    context = multiprocessing.get_context("fork")
+    lock, started = BuildLock(tmp_path / "x.sqlite"), context.Event()
+
+    def busy_worker() -> None:  # like a pool worker finishing a task after its builder died
+        started.set()
+        time.sleep(10)
+
+    lock.acquire()
+    worker = context.Process(target=busy_worker)
+    worker.start()
+    try:
+        assert started.wait(10) and lock._fd is not None
+        os.close(lock._fd)  # what the kernel does for a SIGKILLed builder: no unlock, no unlink
+        again = BuildLock(tmp_path / "x.sqlite")
+        again.acquire()  # the worker's inherited descriptor would block this
+        again.release()
+    finally:
+        worker.kill()
+        worker.join()
+
+
 def test_info_of_a_partial_build_shows_live_progress(tmp_path: Path) -> None:
     path = tmp_path / "j7.sqlite"
 

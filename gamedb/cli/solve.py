@@ -52,7 +52,7 @@ def _usable_cpus() -> int:
 @click.argument("spec")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Database file (default: data/<spec>.sqlite). A partial build resumes.")
-@click.option("--workers", default=lambda: _usable_cpus(), show_default="all usable CPUs",
+@click.option("--workers", default=lambda: min(64, _usable_cpus()), show_default="all usable CPUs",
               type=click.IntRange(1, 64),
               help="Processes expanding and solving big layers in parallel (small games "
                    "never start them).")

@@ -47,6 +47,14 @@ class BuildLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(info).encode(), 0)
         self._fd = fd
+        os.register_at_fork(after_in_child=self._forget_in_child)
+
+    def _forget_in_child(self) -> None:
+        """A forked worker closes its copy of the descriptor: the lock then dies with
+        the builder itself, even while killed workers finish a last task."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
     def release(self) -> None:
         """Give the lock up (idempotent)."""

@@ -1,8 +1,9 @@
 """The builder's side of the store: one writer, chunked transactions, resume queries.
 
-Every chunk is one transaction holding its states (with their strategies, one row per
-state) and the layer's progress, so the file alone says what is done (resume needs nothing else). Bulk rows
-go through the raw DB-API ``executemany``: 3-4x faster than Core inserts.
+Every transaction holds whole chunks: their states (with their strategies, one row per
+state) and their layers' progress, so the file alone says what is done (resume needs
+nothing else). Bulk rows go through the raw DB-API ``executemany``: 3-4x faster than
+Core inserts.
 """
 
 from __future__ import annotations

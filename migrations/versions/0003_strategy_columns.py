@@ -37,15 +37,18 @@ def upgrade() -> None:
     bind.execute(sa.text("ALTER TABLE states ADD COLUMN strategy2 TEXT"))
     rows = bind.execute(sa.text(
         "SELECT key, player, action, prob FROM strategies ORDER BY key, player, action"))
+    update = sa.text("UPDATE states SET strategy1 = :s1, strategy2 = :s2 WHERE key = :k")
     updates = []
     for key, group in itertools.groupby(rows, key=lambda r: r[0]):
         texts: dict[int, dict[str, float]] = {1: {}, 2: {}}
         for _, player, action, prob in group:
             texts[player][str(action)] = prob
         updates.append({"k": key, **{f"s{p}": _json(t) for p, t in texts.items()}})
+        if len(updates) == 50_000:  # bounded memory on big files
+            bind.execute(update, updates)
+            updates = []
     if updates:
-        bind.execute(sa.text("UPDATE states SET strategy1 = :s1, strategy2 = :s2 WHERE key = :k"),
-                     updates)
+        bind.execute(update, updates)
     bind.execute(sa.text("DROP INDEX IF EXISTS ix_strategies_player_action_prob"))
     bind.execute(sa.text("DROP TABLE strategies"))
     bind.execute(sa.text(_VIEW))
