@@ -54,8 +54,10 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 def _direct(args: list[str]) -> list[str]:
     """Run ``gamedb`` as the console script of this interpreter's environment, not
     through a version-manager shim on PATH (pyenv's adds ~0.1 s to every command)."""
-    script = Path(sys.executable).with_name(args[0]) if args else None
-    return [str(script), *args[1:]] if script is not None and script.is_file() else args
+    if not args or args[0] != "gamedb":
+        return args
+    script = Path(sys.executable).with_name("gamedb")
+    return [str(script), *args[1:]] if script.is_file() else args
 
 
 def gamedb_build(spec: str, *extra: str, timeout: float | None = None) -> Run:
