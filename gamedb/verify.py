@@ -20,7 +20,6 @@ from gamedb.solver.backward import ValueTable, batches, stage_matrices
 from gamedb.solver.exact import solve_exact
 from gamedb.solver.matrix_game import TOLERANCE, solve_games
 from gamedb.store import open_db
-from gamedb.store.codec import decode
 
 Floats = npt.NDArray[np.float64]
 
@@ -103,10 +102,11 @@ def _strategies(conn: sqlite3.Connection, keys: npt.NDArray[np.int64],
                 dense: bool = True) -> tuple[Floats, Floats]:
     """Read the stored strategies of ``keys`` into action-position arrays.
 
-    A label that is not an action of its position is left out, so the strategy no
-    longer sums to 1 and the check fails.
+    The rows come from the ``strategies`` view (SQLite unpacks the JSON, ~0.5 µs a
+    probability) and are placed with array operations. A label that is not an action
+    of its position is left out, so the strategy no longer sums to 1 and the check fails.
     """
-    query = "SELECT key, strategy1, strategy2 FROM states WHERE "
+    query = "SELECT key, player, action, prob FROM strategies WHERE "
     if dense:  # every key of the range is wanted: one range scan
         rows = conn.execute(query + "key BETWEEN ? AND ?", (int(keys[0]), int(keys[-1]))).fetchall()
     else:
@@ -115,16 +115,18 @@ def _strategies(conn: sqlite3.Connection, keys: npt.NDArray[np.int64],
             part = keys[start:start + 500].tolist()
             rows += conn.execute(query + f"key IN ({','.join('?' * len(part))})", part).fetchall()
     out = (np.zeros(row_labels.shape), np.zeros(col_labels.shape))
-    index = {key: i for i, key in enumerate(keys.tolist())}
-    for key, *texts in rows:
-        i = index.get(key)
-        if i is None:
-            continue
-        for labels, target, text in zip((row_labels, col_labels), out, texts):
-            column = {label: j for j, label in enumerate(labels[i].tolist()) if label >= 0}
-            for action, prob in decode(text).items():
-                if action in column:
-                    target[i, column[action]] += prob
+    if not rows:
+        return out
+    skey, player, action, prob = (np.array(column) for column in zip(*rows))
+    skey = skey.astype(np.int64)  # exact: keys exceed 2**53
+    pos = np.searchsorted(keys, skey).clip(0, len(keys) - 1)
+    mine = keys[pos] == skey
+    for who, labels, target in ((1, row_labels, out[0]), (2, col_labels, out[1])):
+        sel = mine & (player == who)
+        hits = labels[pos[sel]] == action[sel].astype(np.int64)[:, None]
+        known = hits.any(axis=1)
+        i, j = pos[sel][known], np.argmax(hits[known], axis=1)
+        np.add.at(target, (i, j), prob[sel][known].astype(np.float64))
     return out
 
 
