@@ -11,6 +11,7 @@ import json
 import os
 import socket
 import time
+import weakref
 from pathlib import Path
 
 from gamedb.store.errors import StoreError
@@ -47,11 +48,9 @@ class BuildLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(info).encode(), 0)
         self._fd = fd
-        os.register_at_fork(after_in_child=self._forget_in_child)
+        _HELD.add(self)
 
     def _forget_in_child(self) -> None:
-        """A forked worker closes its copy of the descriptor: the lock then dies with
-        the builder itself, even while killed workers finish a last task."""
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
@@ -66,6 +65,20 @@ class BuildLock:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+            _HELD.discard(self)
+
+
+#: Locks held by this process. A forked worker closes its copies of their descriptors,
+#: so a lock dies with the builder itself, even while killed workers finish a last task.
+_HELD: weakref.WeakSet[BuildLock] = weakref.WeakSet()
+
+
+def _forget_held_locks_in_child() -> None:
+    for lock in list(_HELD):
+        lock._forget_in_child()
+
+
+os.register_at_fork(after_in_child=_forget_held_locks_in_child)
 
 
 def _describe(raw: bytes) -> str:
