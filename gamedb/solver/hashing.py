@@ -76,24 +76,27 @@ def _build(keys, bits):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _find(table, where, queries, bits):  # type: ignore[no-untyped-def]
+def _position(table, where, key, bits):  # type: ignore[no-untyped-def]
+    """Where ``key`` was indexed, -1 if it was not."""
     mask = (1 << bits) - 1
+    slot = _slot(key, bits)
+    while table[slot] != _EMPTY:
+        if table[slot] == key:
+            return where[slot]
+        slot = (slot + 1) & mask
+    return -1
+
+
+@numba.njit(cache=True)
+def _find(table, where, queries, bits):  # type: ignore[no-untyped-def]
     out = np.empty(queries.shape[0], np.int64)
     for i in range(queries.shape[0]):
-        key = queries[i]
-        slot = _slot(key, bits)
-        out[i] = -1
-        while table[slot] != _EMPTY:
-            if table[slot] == key:
-                out[i] = where[slot]
-                break
-            slot = (slot + 1) & mask
+        out[i] = _position(table, where, queries[i], bits)
     return out
 
 
 @numba.njit(cache=True)
 def _weighted_sums(table, where, values, succ, weight, bits):  # type: ignore[no-untyped-def]
-    mask = (1 << bits) - 1
     n, k = succ.shape
     out = np.empty(n, np.float64)
     for i in range(n):
@@ -103,12 +106,10 @@ def _weighted_sums(table, where, values, succ, weight, bits):  # type: ignore[no
             if key < 0:  # a payoff, not a position
                 total += weight[i, j]
                 continue
-            slot = _slot(key, bits)
-            while table[slot] != key:
-                if table[slot] == _EMPTY:
-                    return out, i * k + j
-                slot = (slot + 1) & mask
-            total += weight[i, j] * values[where[slot]]
+            pos = _position(table, where, key, bits)
+            if pos < 0:
+                return out, i * k + j
+            total += weight[i, j] * values[pos]
         out[i] = total
     return out, -1
 
