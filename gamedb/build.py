@@ -105,8 +105,8 @@ def _enumerate(game: Game[Any], workers: int) -> dict[int, Keys]:
     forked processes (started at the first such layer: small games never fork)."""
     if workers <= 1:
         return enumerate_layers(game)
-    global _WORKER_STATE
-    _WORKER_STATE = (game, 0, ValueTable(), True)  # inherited by the forked workers
+    global _ENUMERATED_GAME
+    _ENUMERATED_GAME = game  # inherited by the forked workers
     pools: list[Any] = []
 
     def map_batches(parts: list[Keys]) -> Iterator[Keys]:
@@ -121,12 +121,15 @@ def _enumerate(game: Game[Any], workers: int) -> dict[int, Keys]:
     finally:
         for pool in pools:
             pool.terminate()
-        _WORKER_STATE = None
+        _ENUMERATED_GAME = None
+
+
+_ENUMERATED_GAME: Game[Any] | None = None
 
 
 def _successors_in_worker(keys: Keys) -> Keys:
-    assert _WORKER_STATE is not None
-    return distinct_successors(_WORKER_STATE[0], keys)
+    assert _ENUMERATED_GAME is not None
+    return distinct_successors(_ENUMERATED_GAME, keys)
 
 
 def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, workers: int,

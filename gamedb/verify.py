@@ -129,10 +129,11 @@ def _strategies(conn: sqlite3.Connection, keys: npt.NDArray[np.int64],
                              count=int(sizes.sum()))
         prob = np.fromiter(itertools.chain.from_iterable(d.values() for d in parsed),
                            dtype=np.float64, count=len(action))
-        where, sel = np.repeat(pos, sizes), np.repeat(mine, sizes)
-        hits = labels[where[sel]] == action[sel][:, None]
+        sel = np.repeat(mine, sizes)
+        where, action, prob = np.repeat(pos, sizes)[sel], action[sel], prob[sel]
+        hits = labels[where] == action[:, None]
         known = hits.any(axis=1)
-        np.add.at(target, (where[sel][known], np.argmax(hits[known], axis=1)), prob[sel][known])
+        np.add.at(target, (where[known], np.argmax(hits[known], axis=1)), prob[known])
     return out
 
 

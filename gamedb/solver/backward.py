@@ -141,13 +141,11 @@ def distinct_successors(game: Game[Any], keys: Keys) -> Keys:
 
 
 def _file(game: Game[Any], keys: Keys, pending: dict[int, list[Keys]]) -> None:
-    """File sorted ``keys`` under their layers (each layer is a run of sorted keys)."""
+    """File sorted ``keys`` under their layers: every key holds its layer in its high
+    bits (``LAYER_SHIFT``), so each layer is a run of the sorted keys."""
     if len(keys) == 0:
         return
     layer_of = game.layer_of(keys)
-    if (layer_of[1:] < layer_of[:-1]).any():  # not the layer-in-high-bits layout
-        order = np.argsort(layer_of, kind="stable")
-        keys, layer_of = keys[order], layer_of[order]
     starts = [0, *(np.flatnonzero(layer_of[1:] != layer_of[:-1]) + 1).tolist()]
     for start, end in zip(starts, [*starts[1:], len(keys)]):
         pending.setdefault(int(layer_of[start]), []).append(keys[start:end])

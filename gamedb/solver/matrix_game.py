@@ -190,15 +190,15 @@ def _compiled_gaps(payoffs, n_rows, n_cols, row_strategies, col_strategies):  # 
                 finite = finite and np.isfinite(v)
                 low, high = min(low, v), max(high, v)
                 total += v * col_strategies[k, j]
-            if not total <= best_row:  # NaN (a NaN strategy) sticks: the check fails
-                best_row = total if not np.isnan(best_row) else best_row
+            if np.isnan(total) or total > best_row:  # a NaN (strategy) sticks: check fails
+                best_row = total
         best_col = np.inf
         for j in range(n):
             total = 0.0
             for i in range(m):
                 total += row_strategies[k, i] * payoffs[k, i, j]
-            if not total >= best_col:
-                best_col = total if not np.isnan(best_col) else best_col
+            if np.isnan(total) or total < best_col:
+                best_col = total
         gaps[k] = best_row - best_col if finite else np.nan
         ranges[k] = high - low if finite else np.nan
     return gaps, ranges
