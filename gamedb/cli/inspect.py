@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from gamedb.cli._common import cli, signed, table, user_errors, vars_of
-from gamedb.play.equilibrium import probe
-from gamedb.store import Entry, open_db
-from gamedb.store.database import DBInfo
+
+if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
+    from gamedb.store import Entry
+    from gamedb.store.database import DBInfo
+
 
 @cli.command()
 @click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
@@ -24,6 +26,8 @@ def info(db_path: Path, as_json: bool) -> None:
     Example:
         gamedb info data/jujitsu_num_cards=8_ties=carry.sqlite --json
     """
+    from gamedb.store import open_db
+
     with open_db(db_path) as db:
         summary = db.info()
     click.echo(json.dumps(_info_json(summary), indent=2) if as_json else _info_table(summary))
@@ -67,6 +71,9 @@ def show(db_path: Path, position: str, as_json: bool) -> None:
         gamedb show j8.sqlite "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0"
         gamedb show j8.sqlite start --json
     """
+    from gamedb.play.equilibrium import probe
+    from gamedb.store import open_db
+
     with open_db(db_path) as db:
         entry = probe(db, position)
         spec, noun = db.game.spec, db.game.action_noun

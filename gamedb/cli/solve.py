@@ -6,16 +6,19 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from gamedb.build import CHUNK_SIZE, BuildReport, build
 from gamedb.cli._common import cli, progress_bar, signed, table, user_errors
-from gamedb.games import GAMES, GameError, load_game
-from gamedb.store import open_db
-from gamedb.store.migrate import backup_path, upgrade_file
-from gamedb.verify import VerifyReport, verify
+
+if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
+    from gamedb.build import BuildReport
+    from gamedb.verify import VerifyReport
+
+#: ``gamedb.build.CHUNK_SIZE``, written out so that ``build --help`` need not import the
+#: solver (tests/test_cli_startup.py checks that the two agree).
+_CHUNK_SIZE = 32_768
 
 @cli.command()
 def games() -> None:
@@ -25,6 +28,8 @@ def games() -> None:
     Example:
         gamedb games
     """
+    from gamedb.games import GAMES
+
     for name, cls in sorted(GAMES.items()):
         click.echo(f"{name}")
         for p in cls.params:
@@ -56,7 +61,7 @@ def _usable_cpus() -> int:
               type=click.IntRange(1, 64),
               help="Processes expanding and solving big layers in parallel (small games "
                    "never start them).")
-@click.option("--chunk-size", default=CHUNK_SIZE, show_default=True,
+@click.option("--chunk-size", default=_CHUNK_SIZE, show_default=True,
               type=click.IntRange(1, 10_000_000), help="States per transaction.")
 @click.option("--values-only", is_flag=True,
               help="Store values, not strategies (huge builds; strategies are then "
@@ -72,6 +77,9 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         gamedb build "jujitsu(num_cards=8)"
         gamedb build "jujitsu(num_cards=13)" --db j13.sqlite --workers 2
     """
+    from gamedb.build import build
+    from gamedb.games import load_game
+
     game = load_game(spec)
     path = db_path or default_db_path(game.spec)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -115,6 +123,9 @@ def verify_command(db_path: Path, sample: int | None, exact: bool, seed: int,
         gamedb verify data/jujitsu_num_cards=8_ties=carry.shipped.sqlite --exact
         gamedb verify big.sqlite --sample 100000
     """
+    from gamedb.games import GameError
+    from gamedb.verify import verify
+
     if exact and sample is None and _count_states(db_path) > EXACT_LIMIT:
         raise GameError(f"--exact on more than {EXACT_LIMIT:,} positions would take hours; "
                         "add --sample N")
@@ -148,6 +159,8 @@ EXACT_LIMIT = 50_000
 
 
 def _count_states(path: Path) -> int:
+    from gamedb.store import open_db
+
     with open_db(path) as db:
         return db.info().done
 
@@ -162,6 +175,8 @@ def upgrade_command(db_path: Path) -> None:
     Example:
         gamedb upgrade old.sqlite
     """
+    from gamedb.store.migrate import backup_path, upgrade_file
+
     before, after = upgrade_file(db_path)
     click.echo(f"{db_path}: schema {before} -> {after} (backup: {backup_path(db_path, before)})"
                if before != after else f"{db_path}: already at schema {after}")
