@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gamedb.cli._common import cli, progress_bar, signed, table, user_errors
+from gamedb.cli._common import cli, progress_bar, signed, table, user_errors, vars_of
 
 if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
     from gamedb.build import BuildReport
@@ -21,20 +21,52 @@ if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
 _CHUNK_SIZE = 32_768
 
 @cli.command()
-def games() -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+def games(as_json: bool) -> None:
     """List the game families and their parameters.
 
     \b
     Example:
         gamedb games
+        gamedb games --json
     """
-    from gamedb.games import GAMES
+    from gamedb.games import GAMES, format_spec
 
-    for name, cls in sorted(GAMES.items()):
-        click.echo(f"{name}")
-        for p in cls.params:
-            extra = "|".join(p.choices) if p.choices else f"{p.low}..{p.high}"
-            click.echo(f"  {p.name:<14} {extra:<28} {p.doc} (default: {p.default})")
+    families = [{"name": name, "spec": format_spec(name, {p.name: p.default for p in cls.params}),
+                 "params": [_param_json(p) for p in cls.params]}
+                for name, cls in sorted(GAMES.items())]
+    click.echo(json.dumps(families, indent=2) if as_json else _games_table(families))
+
+
+def _param_json(param: Any) -> dict[str, Any]:
+    return {"name": param.name, "type": param.kind.__name__, "default": param.default,
+            "low": param.low, "high": param.high, "choices": list(param.choices) or None,
+            "doc": param.doc}
+
+
+def _games_table(families: list[dict[str, Any]]) -> str:
+    lines = []
+    for family in families:
+        lines.append(family["name"])
+        lines += [f"  {p['name']:<14} {_param_range(p):<28} {p['doc']} (default: {p['default']})"
+                  for p in family["params"]] or ["  (no parameters)"]
+    return "\n".join(lines)
+
+
+def _param_range(param: dict[str, Any]) -> str:
+    """Write a parameter's allowed values: ``a|b``, ``1..16``, ``>= 0`` or its type.
+
+    >>> _param_range({"choices": None, "low": 0, "high": None, "type": "int"})
+    '>= 0'
+    """
+    low, high = param["low"], param["high"]
+    if param["choices"]:
+        return "|".join(param["choices"])
+    if low is not None and high is not None:
+        return f"{low}..{high}"
+    if low is not None or high is not None:
+        return f">= {low}" if low is not None else f"<= {high}"
+    return {"int": "integer", "str": "text"}.get(param["type"], param["type"])
 
 
 def default_db_path(spec: str) -> Path:
@@ -67,15 +99,17 @@ def _usable_cpus() -> int:
               help="Store values, not strategies (huge builds; strategies are then "
                    "solved on demand from the stored successor values).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--json", "as_json", is_flag=True, help="Print the final report as JSON.")
 @user_errors
 def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int,
-                  values_only: bool, quiet: bool) -> None:
+                  values_only: bool, quiet: bool, as_json: bool) -> None:
     """Solve every reachable position of SPEC into a SQLite database.
 
     \b
     Example:
         gamedb build "jujitsu(num_cards=8)"
         gamedb build "jujitsu(num_cards=13)" --db j13.sqlite --workers 2
+        gamedb build "nim(heaps=1-3-5-7)" --db nim.sqlite --quiet --json
     """
     from gamedb.build import build
     from gamedb.games import load_game
@@ -92,7 +126,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         click.echo(f"interrupted: every finished chunk is saved in {path}; "
                    "run the same command to resume", err=True)
         raise SystemExit(130) from None
-    click.echo(_format_report(report))
+    click.echo(json.dumps(vars_of(report)) if as_json else _format_report(report))
 
 
 def _format_report(report: BuildReport) -> str:
