@@ -121,6 +121,10 @@ class Goofspiel:
         """Return the cards each player may bid."""
         return tuple(cards(s.hand1)), tuple(cards(s.hand2))
 
+    def action_name(self, s: GoofspielState, player: int, action: int) -> str:
+        """Name an action for people: the card itself."""
+        return str(action)
+
     def next(self, s: GoofspielState, a: int, b: int) -> Distribution[GoofspielState]:
         """Bid card ``a`` against card ``b``, then reveal the next prize."""
         stake, pot, diff = s.prize + s.pot, 0, s.diff

@@ -95,6 +95,10 @@ class Jujitsu:
         """Return the cards each player may play."""
         return tuple(cards(s.hand1)), tuple(cards(s.hand2))
 
+    def action_name(self, s: JujitsuState, player: int, action: int) -> str:
+        """Name an action for people: the card itself."""
+        return str(action)
+
     def next(self, s: JujitsuState, a: int, b: int) -> Distribution[JujitsuState]:
         """Play card ``a`` against card ``b``."""
         pot, diff = s.pot, s.diff

@@ -89,6 +89,10 @@ class Nim:
         moves = tuple(100 * (i + 1) + take for i in firsts for take in range(1, s.heaps[i] + 1))
         return (moves, (_PASS,)) if s.mover == 1 else ((_PASS,), moves)
 
+    def action_name(self, s: NimState, player: int, action: int) -> str:
+        """Name an action for people: the move code, ``pass`` for the player not on move."""
+        return str(action) if player == s.mover else "pass"
+
     def next(self, s: NimState, a: int, b: int) -> Distribution[NimState]:
         """Play the mover's move (``a`` for player 1, ``b`` for player 2)."""
         move = a if s.mover == 1 else b

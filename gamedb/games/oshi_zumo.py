@@ -108,6 +108,10 @@ class OshiZumo:
             return (), ()
         return self._bids(s.coins1), self._bids(s.coins2)
 
+    def action_name(self, s: OshiZumoState, player: int, action: int) -> str:
+        """Name an action for people: the bid itself."""
+        return str(action)
+
     def _bids(self, coins: int) -> tuple[int, ...]:
         return tuple(range(self.min_bid, coins + 1)) if coins >= self.min_bid else (coins,)
 

@@ -86,6 +86,10 @@ class Tictoe:
         empty = tuple(c - 1 for c in cards(~(s.x | s.o) & (1 << _CELLS) - 1))
         return (empty, (_PASS,)) if s.mover == 1 else ((_PASS,), empty)
 
+    def action_name(self, s: TictoeState, player: int, action: int) -> str:
+        """Name an action for people: the cell, ``pass`` for the player not on move."""
+        return str(action) if player == s.mover else "pass"
+
     def next(self, s: TictoeState, a: int, b: int) -> Distribution[TictoeState]:
         """Mark the mover's cell (``a`` for X, ``b`` for O)."""
         if s.mover == 1:
