@@ -1,4 +1,4 @@
-"""Commands that make and check databases: games, build, verify, upgrade."""
+"""Commands that make and check databases: build, verify, upgrade."""
 
 from __future__ import annotations
 
@@ -19,55 +19,6 @@ if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
 #: ``gamedb.build.CHUNK_SIZE``, written out so that ``build --help`` need not import the
 #: solver (tests/test_cli_startup.py checks that the two agree).
 _CHUNK_SIZE = 32_768
-
-@cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
-def games(as_json: bool) -> None:
-    """List the game families and their parameters.
-
-    \b
-    Example:
-        gamedb games
-        gamedb games --json
-    """
-    from gamedb.games import GAMES, format_spec
-
-    families = [{"name": name, "spec": format_spec(name, {p.name: p.default for p in cls.params}),
-                 "params": [_param_json(p) for p in cls.params]}
-                for name, cls in sorted(GAMES.items())]
-    click.echo(json.dumps(families, indent=2) if as_json else _games_table(families))
-
-
-def _param_json(param: Any) -> dict[str, Any]:
-    return {"name": param.name, "type": param.kind.__name__, "default": param.default,
-            "low": param.low, "high": param.high, "choices": list(param.choices) or None,
-            "doc": param.doc}
-
-
-def _games_table(families: list[dict[str, Any]]) -> str:
-    lines = []
-    for family in families:
-        lines.append(family["name"])
-        lines += [f"  {p['name']:<14} {_param_range(p):<28} {p['doc']} (default: {p['default']})"
-                  for p in family["params"]] or ["  (no parameters)"]
-    return "\n".join(lines)
-
-
-def _param_range(param: dict[str, Any]) -> str:
-    """Write a parameter's allowed values: ``a|b``, ``1..16``, ``>= 0`` or its type.
-
-    >>> _param_range({"choices": None, "low": 0, "high": None, "type": "int"})
-    '>= 0'
-    """
-    low, high = param["low"], param["high"]
-    if param["choices"]:
-        return "|".join(param["choices"])
-    if low is not None and high is not None:
-        return f"{low}..{high}"
-    if low is not None or high is not None:
-        return f">= {low}" if low is not None else f"<= {high}"
-    return {"int": "integer", "str": "text"}.get(param["type"], param["type"])
-
 
 def default_db_path(spec: str) -> Path:
     """Return ``data/<spec>.sqlite`` with the spec written as a file name.

@@ -154,6 +154,8 @@ class Game(Protocol[S]):
     """How many layers below its own a successor can lie (None: any)."""
     action_noun: str
     """What an action is called in tables: "card", "bid", "move"."""
+    rules: str
+    """The rules in words, every position field and example commands (``gamedb rules``)."""
 
     def initial(self) -> Distribution[S]: ...
     def chance(self, s: S) -> Distribution[S] | None: ...
