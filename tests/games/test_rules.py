@@ -69,3 +69,8 @@ def test_rules_of_an_unknown_family_is_one_line_listing_the_known_ones() -> None
 def test_games_points_to_the_rules() -> None:
     out = CliRunner().invoke(cli, ["games"]).stdout
     assert out.rstrip().splitlines()[-1] == "gamedb rules FAMILY explains a game's rules and positions."
+
+
+def test_rules_help_has_an_example() -> None:
+    result = CliRunner().invoke(cli, ["rules", "-h"])
+    assert result.exit_code == 0 and "Example:" in result.stdout and "gamedb rules jujitsu" in result.stdout
