@@ -9,7 +9,6 @@ from typing import Any
 import click
 
 from gamedb.cli._common import cli, signed, table, user_errors, vars_of
-from gamedb.play.equilibrium import probe
 from gamedb.store import Entry, open_db
 from gamedb.store.database import DBInfo
 
@@ -68,7 +67,7 @@ def show(db_path: Path, position: str, as_json: bool) -> None:
         gamedb show j8.sqlite start --json
     """
     with open_db(db_path) as db:
-        entry = probe(db, position)
+        entry = db.probe(position)
         spec, noun = db.game.spec, db.game.action_noun
     click.echo(json.dumps(_entry_json(spec, entry)) if as_json else _entry_table(spec, entry, noun))
 
