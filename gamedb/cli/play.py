@@ -14,7 +14,8 @@ import click
 from gamedb.cli._common import cli, table, user_errors, vars_of
 from gamedb.games import GameError, load_game
 from gamedb.play.names import AGENT_NAMES, make_agent
-from gamedb.play.plot import Axis, plot_heatmap, plot_strategy, slice_grid
+from gamedb.play.plot import (Axis, check_output, plot_heatmap, plot_strategy, slice_grid,
+                              strategy_bars)
 from gamedb.play.session import play_session
 from gamedb.play.tournament import Series, play_match, round_robin
 from gamedb.store import GameDB, open_db
@@ -108,15 +109,16 @@ def plot() -> None:
 @click.option("--output", "-o", required=True, help="FILE.png or FILE.svg")
 @user_errors
 def plot_strategy_command(db_path: Path, position: str, output: str) -> None:
-    """Draw both players' strategies at POSITION as bars.
+    """Draw both players' strategies at POSITION as bars (every legal action, 0 included).
 
     \b
     Example:
         gamedb plot strategy oz.sqlite "coins1=10 coins2=10 pos=0" -o start.png
     """
+    path = check_output(output)
     with open_db(db_path) as db:
-        path = plot_strategy(db.game.spec, db.probe(position), db.game.action_noun, output)
-    click.echo(f"wrote {path}")
+        bars = strategy_bars(db, position)
+    click.echo(f"wrote {plot_strategy(bars, path)}")
 
 
 @plot.command("heatmap")
@@ -136,12 +138,12 @@ def plot_heatmap_command(db_path: Path, x_axis: str, y_axis: str, fixed: tuple[s
     Example:
         gamedb plot heatmap oz.sqlite --x coins1 --y coins2 --fixed pos=0 --what prob:1 -o p1.png
     """
+    path = check_output(output)
     with open_db(db_path) as db:
         high = int(getattr(db.game, "coins", getattr(db.game, "num_cards", 10)))
         grid = slice_grid(db, Axis.parse(x_axis, high), Axis.parse(y_axis, high),
                           " ".join(fixed), what)
-        path = plot_heatmap(grid, output)
-    click.echo(f"wrote {path}")
+    click.echo(f"wrote {plot_heatmap(grid, path)}")
 
 
 def _game_for(spec: str, db: GameDB | None) -> Any:
