@@ -96,3 +96,13 @@ def test_a_heatmap_of_a_values_only_file_shows_the_full_files_probabilities(tmp_
         want, got = (slice_grid(d, x, y, "pos=0", "prob:1").cells for d in (ref, db))
     assert np.nanmax(want) == 1.0  # a probability of 1 somewhere: the old bug showed 0 there
     assert np.allclose(got, want, atol=1e-9, equal_nan=True)
+
+
+def test_both_plot_commands_draw_a_values_only_file(pair, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    spec, _, lean = pair
+    axes = (["--x", "coins1", "--y", "coins2", "--fixed", "pos=0"] if spec.startswith("oshi")
+            else ["--x", "pot=0:2", "--y", "diff=-3:3", "--fixed", "hand1=1,3,5 hand2=2,4,6"])
+    for command in (["strategy", str(lean), "start"], ["heatmap", str(lean), *axes,
+                                                        "--what", "prob:1"]):
+        result = CliRunner().invoke(cli, ["plot", *command, "-o", str(tmp_path / "p.png")])
+        assert result.exit_code == 0, result.stderr
