@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,8 @@ class GameDB:
         self.meta = read_meta(self._conn, path)
         check_schema(self._conn, str(path))
         self.game: Game[Any] = game_for_meta(self.meta, path)
+        # a values-only file's stage solutions, per canonical key (many positions share one)
+        self._solve_stage = functools.lru_cache(maxsize=1 << 14)(self._solve_stage_uncached)
 
     def __enter__(self) -> GameDB:
         return self
@@ -155,7 +158,7 @@ class GameDB:
             raise NotSolved(f"position not in {self.path.name}: {text}")
         return row
 
-    def _solve_stage(self, key: int) -> tuple[dict[int, float], dict[int, float]]:
+    def _solve_stage_uncached(self, key: int) -> tuple[dict[int, float], dict[int, float]]:
         """Solve a stored position's stage game from its successors' stored values, as
         the build does (same kernel, same labels, same rounding of the stored text)."""
         from gamedb.solver.backward import ValueTable, solve_states  # LP kernels: on demand
