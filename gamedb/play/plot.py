@@ -26,6 +26,8 @@ from gamedb.store import GameDB, NotSolved
 
 #: The picture formats, by file-name suffix.
 FORMATS = (".png", ".svg")
+#: The most values one heatmap axis may run over (a cell is one probe).
+MAX_AXIS = 1000
 
 
 class PlotError(GameError):
@@ -45,12 +47,14 @@ class Axis:
         name, _, span = text.partition("=")
         low, colon, high = span.partition(":") if span else ("0", ":", str(default_high))
         try:
-            values = tuple(range(int(low), int(high) + 1)) if colon else ()
+            first, last = (int(low), int(high)) if colon else (0, -1)
         except ValueError:
-            values = ()
-        if not name or not values:
+            first, last = 0, -1
+        if not name or first > last:
             raise PlotError(f"axis {text!r}: expected FIELD or FIELD=LOW:HIGH with LOW <= HIGH")
-        return cls(name, values)
+        if last - first >= MAX_AXIS:
+            raise PlotError(f"axis {text!r} spans {last - first + 1} values; at most {MAX_AXIS}")
+        return cls(name, tuple(range(first, last + 1)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,18 +124,18 @@ def slice_grid(db: GameDB, x: Axis, y: Axis, fixed: str, what: str) -> Grid:
     if kind not in ("value", "prob", "prob2") or (kind != "value" and not action.isdigit()):
         raise PlotError(f"--what must be value, prob:ACTION or prob2:ACTION, got {what!r}")
     player = 2 if kind == "prob2" else 1
-    cells, reasons = np.full((len(y.values), len(x.values)), np.nan), []
+    cells, reason = np.full((len(y.values), len(x.values)), np.nan), ""
     for i, yv in enumerate(y.values):
         for j, xv in enumerate(x.values):
             text = f"{x.field}={xv} {y.field}={yv} {fixed}".strip()
             try:
                 cells[i, j] = _cell(db, text, None if kind == "value" else (player, int(action)))
             except (GameError, NotSolved) as exc:
-                reasons.append(f"{text}: {exc}")
+                reason = reason or f"{text}: {exc}"
     at = f" at {fixed}" if fixed else ""
     if np.isnan(cells).all():
         raise PlotError(f"nothing to draw: no position of the {x.field} x {y.field} slice{at} "
-                        f"can be shown; {reasons[0]}")
+                        f"can be shown; {reason}")
     label = "value for player 1" if kind == "value" else f"P(player {player} plays {action})"
     return Grid(x, y, cells, f"{db.game.spec}\n{label}{at}", label, kind != "value")
 
@@ -266,5 +270,5 @@ def _save(fig: Any, output: str | Path) -> Path:
     return path
 
 
-__all__ = ["Axis", "Bars", "FORMATS", "Grid", "PlotError", "check_output", "plot_heatmap",
+__all__ = ["Axis", "Bars", "FORMATS", "MAX_AXIS", "Grid", "PlotError", "check_output", "plot_heatmap",
            "plot_strategy", "slice_grid", "strategy_bars"]

@@ -46,6 +46,7 @@ def old_picture(tmp_path: Path) -> Path:
     (["--x", "coins1", "--y", "coins2", "--fixed", "pos=9"], ["pos=9 is outside"]),
     (["--x", "coins1=5:3", "--y", "coins2", "--fixed", "pos=0"], ["coins1=5:3", "LOW <= HIGH"]),
     (["--x", "coins1=a:b", "--y", "coins2", "--fixed", "pos=0"], ["coins1=a:b"]),
+    (["--x", "coins1=0:" + "9" * 40, "--y", "coins2", "--fixed", "pos=0"], ["at most 1000"]),
 ])
 def test_a_heatmap_slice_that_draws_nothing_is_an_error_and_leaves_the_file_alone(
         built, old_picture: Path, axes: list[str], words: list[str]) -> None:  # type: ignore[no-untyped-def]
