@@ -55,6 +55,18 @@ def test_the_store_probe_solves_a_values_only_position_like_the_full_file(pair) 
             assert all(_close(got.strategies[p], want.strategies[p]) for p in (1, 2)), position
 
 
+def test_every_stored_position_gets_the_full_files_strategies_to_the_bit(pair) -> None:  # type: ignore[no-untyped-def]
+    import sqlite3
+
+    _, full, lean = pair
+    with sqlite3.connect(full) as conn:
+        keys = [key for (key,) in conn.execute("SELECT key FROM states")]
+    with open_db(full) as ref, open_db(lean) as db:
+        for key in keys:
+            state = db.game.decode(key)
+            assert db.probe(state) == ref.probe(state), db.game.format_position(state)
+
+
 def test_show_answers_a_values_only_file_like_the_full_file(pair) -> None:  # type: ignore[no-untyped-def]
     spec, full, lean = pair
     for position in POSITIONS[spec]:
