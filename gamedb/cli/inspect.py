@@ -74,11 +74,10 @@ def show(db_path: Path, position: str, as_json: bool) -> None:
         gamedb show j8.sqlite start --json
     """
     from gamedb.games.base import named_actions
-    from gamedb.play.equilibrium import probe
     from gamedb.store import open_db
 
     with open_db(db_path) as db:
-        entry = probe(db, position)
+        entry = db.probe(position)
         game = db.game
         actions = named_actions(game, game.parse_position(position))
     click.echo(json.dumps(_entry_json(game.spec, entry, actions)) if as_json

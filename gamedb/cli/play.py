@@ -131,18 +131,19 @@ def plot() -> None:
 @click.option("--output", "-o", required=True, help="FILE.png or FILE.svg")
 @user_errors
 def plot_strategy_command(db_path: Path, position: str, output: str) -> None:
-    """Draw both players' strategies at POSITION as bars.
+    """Draw both players' strategies at POSITION as bars (every legal action, 0 included).
 
     \b
     Example:
         gamedb plot strategy oz.sqlite "coins1=10 coins2=10 pos=0" -o start.png
     """
-    from gamedb.play.plot import plot_strategy
+    from gamedb.play.plot import check_output, plot_strategy, strategy_bars
     from gamedb.store import open_db
 
+    path = check_output(output)
     with open_db(db_path) as db:
-        path = plot_strategy(db.game.spec, db.probe(position), db.game.action_noun, output)
-    click.echo(f"wrote {path}")
+        bars = strategy_bars(db, position)
+    click.echo(f"wrote {plot_strategy(bars, path)}")
 
 
 @plot.command("heatmap")
@@ -162,15 +163,15 @@ def plot_heatmap_command(db_path: Path, x_axis: str, y_axis: str, fixed: tuple[s
     Example:
         gamedb plot heatmap oz.sqlite --x coins1 --y coins2 --fixed pos=0 --what prob:1 -o p1.png
     """
-    from gamedb.play.plot import Axis, plot_heatmap, slice_grid
+    from gamedb.play.plot import Axis, check_output, plot_heatmap, slice_grid
     from gamedb.store import open_db
 
+    path = check_output(output)
     with open_db(db_path) as db:
         high = int(getattr(db.game, "coins", getattr(db.game, "num_cards", 10)))
         grid = slice_grid(db, Axis.parse(x_axis, high), Axis.parse(y_axis, high),
                           " ".join(fixed), what)
-        path = plot_heatmap(grid, output)
-    click.echo(f"wrote {path}")
+    click.echo(f"wrote {plot_heatmap(grid, path)}")
 
 
 def _game_for(spec: str, db: GameDB | None) -> Any:
