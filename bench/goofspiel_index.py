@@ -4,11 +4,20 @@ point-difference Goofspiel (random prize order, ties discarded).
     python bench/goofspiel_index.py counts [--check N]
         exact positions per layer for 2..13 cards, by counting; --check N also
         enumerates every hand pair of N cards and counts the canonical patterns.
-    python bench/goofspiel_index.py solve N [--db REF.sqlite] [--no-share] [--chunk B]
+    python bench/goofspiel_index.py counts --table N
+        per-layer counts, look-ups and array sizes for N cards (computed, no solving).
+    python bench/goofspiel_index.py solve N [--db REF.sqlite] [--no-share | --chance]
         solves N cards (N <= 10 on the shared machine) layer by layer in flat float64
         arrays indexed by the rank function below, prints per-layer timings, and with
         --db compares every stored value of a gamedb file of the same spec (built with
         ``gamedb build "goofspiel(num_cards=N,returns_type=point_difference)"``).
+        W is computed per position (--no-share), once per (h, Q) (default), or read
+        from the chance-node values of the layer below (--chance).
+    python bench/goofspiel_index.py kernel
+        kernel and gap-check time per game on random k x k games, k = 2..13.
+    python bench/goofspiel_index.py write N K [--path FILE]
+        SQLite insert rates and bytes per row for layer K of N cards in index order:
+        goofspiel-v1 keys, hands-first keys, and JSON through json_each.
 
 Canonical position of layer k (k cards in each hand):
     h  rank of the canonical hand pattern (base-3 code over the ranks of the union of
@@ -20,7 +29,7 @@ Positions that share (h, Q) share W[a, b] = mean over q in Q of the value of the
 successor (hands minus a and b, Q - q, revealed q); the stage game is
 p * sign(a - b) + W[a, b].
 
-Writes nothing but stdout. Prototype code for a design document, not the product.
+Writes nothing but stdout (``write`` uses a scratch file, removed after). Prototype code for a design document, not the product.
 """
 
 from __future__ import annotations
@@ -162,7 +171,6 @@ def _stage_games(h_lo, h_hi, k, n, qmasks, colex, succ, sign, lower, nq_lower, s
     return (games, lookups)."""
     W = np.zeros((k, k))
     i, lookups = 0, 0
-    full = (1 << n) - 1
     for h in range(h_lo, h_hi):
         for Q in qmasks:
             for pc in range(1, n + 1):
