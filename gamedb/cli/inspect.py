@@ -22,7 +22,7 @@ def info(db_path: Path, as_json: bool) -> None:
 
     \b
     Example:
-        gamedb info data/jujitsu_num_cards=8_ties=carry.sqlite --json
+        gamedb info jujitsu_num_cards=8_ties=carry.sqlite --json
     """
     with open_db(db_path) as db:
         summary = db.info()
