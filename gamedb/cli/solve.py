@@ -72,7 +72,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
 
     Without --db the file is SPEC written as a file name, in the current directory
     (never in the checkout's data/, which holds only the shipped files). The first
-    build compiles the solver (about 10 s, once; cached afterwards).
+    build compiles the solver (10-20 s, once; cached afterwards).
 
     \b
     Example:
@@ -83,7 +83,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
     path = db_path or default_db_path(game.spec)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with progress_bar(quiet, "states") as on_progress:
+        with progress_bar(quiet, "states", warm_up=True) as on_progress:
             report = build(game, path, workers=workers, chunk_size=chunk_size,
                            on_progress=on_progress, values_only=values_only,
                            on_stage=on_progress.stage if on_progress else None)
