@@ -78,7 +78,7 @@ def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bo
 @user_errors
 def tournament(target: str, agents: str, lengths: str, db_path: Path | None, simulate: bool,
                seed: int | None, as_json: bool, quiet: bool) -> None:
-    """Run round robins of SPEC among the agents, one table per series length.
+    """Run round robins of the game among the agents, one table per series length.
 
     The game is a SPEC or a database file (DB), as in match. Progress (pairings
     played) goes to stderr.
