@@ -213,3 +213,12 @@ def test_two_different_databases_are_a_usage_error(j5: str, tmp_path: Path) -> N
     for command in (("match", j5, "equilibrium", "random"), ("tournament", j5, "--agents", "random,highest")):
         code, out, err = run(*command, "--db", str(other))
         assert code == 2 and "Error: two databases:" in err and out == ""
+
+
+def test_a_damaged_database_given_as_the_first_argument_is_named(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"SQLite format 3\0" + b"\xff" * 4000)
+    for command in (("match", str(bad), "random", "highest"),
+                    ("tournament", str(bad), "--agents", "random,highest")):
+        code, out, err = run(*command, "--quiet")
+        assert code == 1 and err.startswith(f"Error: {bad}: ") and len(err.splitlines()) == 1, err
