@@ -62,14 +62,25 @@ def cli() -> None:
 
 
 class _Bar:
-    """A tqdm bar driven by the library's ``on_progress(done, total)`` callbacks."""
+    """A tqdm bar driven by the library's ``on_progress(done, total)`` callbacks.
 
-    def __init__(self, unit: str):
+    With ``warm_up`` the clock restarts at the first report: the first chunk of a build
+    carries the one-off compilation, which would otherwise make the rate and ETA absurd.
+    """
+
+    def __init__(self, unit: str, *, scale: bool = True, warm_up: bool = False):
         from tqdm import tqdm  # ~60 ms: only when a bar is shown
 
-        self._bar = tqdm(unit=f" {unit}", unit_scale=True, dynamic_ncols=True, leave=False)
+        self._bar = tqdm(unit=f" {unit}", unit_scale=scale, dynamic_ncols=True, leave=False)
+        self._warming = warm_up
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: int, total: int | None) -> None:
+        if self._warming:
+            self._warming = False
+            self._bar.reset(total=total)  # rate and ETA count from here
+            self._bar.n = self._bar.last_print_n = self._bar.initial = done
+            self._bar.refresh()
+            return
         self._bar.total = total
         self._bar.update(done - self._bar.n)
 
@@ -82,12 +93,17 @@ class _Bar:
 
 
 @contextmanager
-def progress_bar(quiet: bool, unit: str) -> Iterator[_Bar | None]:
-    """Yield a progress callback with rate and ETA (None when ``quiet``)."""
+def progress_bar(quiet: bool, unit: str, *, scale: bool = True,
+                 warm_up: bool = False) -> Iterator[_Bar | None]:
+    """Yield a progress callback with rate and ETA on stderr (None when ``quiet``).
+
+    ``scale`` writes big counts as 1.2k, 3.4M; ``warm_up`` starts the rate and ETA at
+    the first report (see `_Bar`).
+    """
     if quiet:
         yield None
         return
-    bar = _Bar(unit)
+    bar = _Bar(unit, scale=scale, warm_up=warm_up)
     try:
         yield bar
     finally:

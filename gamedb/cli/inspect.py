@@ -24,7 +24,7 @@ def info(db_path: Path, as_json: bool) -> None:
 
     \b
     Example:
-        gamedb info data/jujitsu_num_cards=8_ties=carry.sqlite --json
+        gamedb info jujitsu_num_cards=8_ties=carry.sqlite --json
     """
     from gamedb.store import open_db
 

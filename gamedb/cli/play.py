@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gamedb.cli._common import cli, table, user_errors, vars_of
+from gamedb.cli._common import cli, progress_bar, table, user_errors, vars_of
 
 if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
     from gamedb.play.tournament import Series
@@ -34,66 +34,87 @@ Agents:
   best-response:AGENT   the exact best response to AGENT (any name above)"""
 
 
+_DB_OPTION = click.option("--db", "db_path", type=_DB,
+                          help="Database for the equilibrium agents, when the first argument "
+                               "is a SPEC (without one they solve on the fly: small games).")
+_QUIET = click.option("--quiet", is_flag=True, help="No progress bar on stderr.")
+
+
 @cli.command(epilog=AGENT_NAMES)
-@click.argument("db_path", metavar="DB", type=_DB)
+@click.argument("target", metavar="DB|SPEC")
 @click.argument("agent1")
 @click.argument("agent2")
+@_DB_OPTION
 @click.option("--exact", is_flag=True, help="Exact expected outcome (the default).")
 @click.option("--games", type=click.IntRange(1), help="Simulate this many games instead.")
 @click.option("--seed", type=int, help="Seed of the simulation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@_QUIET
 @user_errors
-def match(db_path: Path, agent1: str, agent2: str, exact: bool, games: int | None,
-          seed: int | None, as_json: bool) -> None:
+def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bool,
+          games: int | None, seed: int | None, as_json: bool, quiet: bool) -> None:
     """Play AGENT1 (player 1) against AGENT2: exact outcome, or a seeded simulation.
+
+    The game is a database file (DB) or a SPEC, as in tournament. Progress (positions
+    evaluated, or games played) goes to stderr.
 
     \b
     Example:
         gamedb match j6.sqlite equilibrium random
+        gamedb match "jujitsu(num_cards=6)" equilibrium random --db j6.sqlite
         gamedb match j6.sqlite equilibrium highest --games 1000 --seed 1 --json
     """
     if exact and games:
         raise click.UsageError("--exact and --games exclude each other")
     from gamedb.play.names import make_agent
     from gamedb.play.tournament import play_match
-    from gamedb.store import open_db
 
-    with open_db(db_path) as db:
-        a, b = make_agent(agent1, db.game, db), make_agent(agent2, db.game, db)
-        result = play_match(db.game, a, b, games=games, seed=seed)
+    with ExitStack() as stack:
+        game, db = _open_game(stack, target, db_path)
+        a, b = make_agent(agent1, game, db), make_agent(agent2, game, db)
+        unit = "games" if games else "positions"
+        with progress_bar(quiet, unit, scale=not games) as on_progress:
+            result = play_match(game, a, b, games=games, seed=seed, on_progress=on_progress)
     fields = vars_of(result)
     click.echo(json.dumps(fields) if as_json else "\n".join(
         f"{name:15} {_fmt(value)}" for name, value in fields.items()))
 
 
 @cli.command(epilog=AGENT_NAMES)
-@click.argument("spec")
+@click.argument("target", metavar="SPEC|DB")
 @click.option("--agents", required=True, help="Comma-separated agent names.")
 @click.option("--games", "lengths", default="10,20,30,50", show_default=True,
               help="Comma-separated series lengths.")
-@click.option("--db", "db_path", type=_DB, help="Database for the equilibrium agents.")
+@_DB_OPTION
 @click.option("--simulate", is_flag=True, help="Play seeded games instead of exact expectations.")
 @click.option("--seed", type=int, help="Seed of the simulation.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@_QUIET
 @user_errors
-def tournament(spec: str, agents: str, lengths: str, db_path: Path | None, simulate: bool,
-               seed: int | None) -> None:
-    """Run round robins of SPEC among the agents, one table per series length.
+def tournament(target: str, agents: str, lengths: str, db_path: Path | None, simulate: bool,
+               seed: int | None, as_json: bool, quiet: bool) -> None:
+    """Run round robins of the game among the agents, one table per series length.
+
+    The game is a SPEC or a database file (DB), as in match. Progress (pairings
+    played) goes to stderr.
 
     \b
     Example:
         gamedb tournament "goofspiel(num_cards=13,returns_type=point_difference)" \\
             --agents level-1,level-2,level-3,random --games 10,20,30,50
+        gamedb tournament j6.sqlite --agents equilibrium,random,highest --json
     """
     from gamedb.play.names import make_agent
     from gamedb.play.tournament import round_robin
-    from gamedb.store import open_db
 
     with ExitStack() as stack:
-        db = stack.enter_context(open_db(db_path)) if db_path else None
-        game = _game_for(spec, db)
+        game, db = _open_game(stack, target, db_path)
         players = [make_agent(name, game, db) for name in agents.split(",")]
-        series = round_robin(game, players, _lengths(lengths), seed=seed, simulate_games=simulate)
-    click.echo("\n\n".join(_series_table(s) for s in series))
+        with progress_bar(quiet, "pairings", scale=False) as on_progress:
+            series = round_robin(game, players, _lengths(lengths), seed=seed,
+                                 simulate_games=simulate, on_progress=on_progress)
+    click.echo(json.dumps([_series_json(s) for s in series]) if as_json
+               else "\n\n".join(_series_table(s) for s in series))
 
 
 @cli.command()
@@ -174,6 +195,24 @@ def plot_heatmap_command(db_path: Path, x_axis: str, y_axis: str, fixed: tuple[s
     click.echo(f"wrote {plot_heatmap(grid, path)}")
 
 
+def _open_game(stack: ExitStack, target: str, db_path: Path | None) -> tuple[Any, GameDB | None]:
+    """Return the game and database of a first argument that is a DB file or a SPEC.
+
+    A SPEC takes its database from ``--db`` (optional); a DB file is the database, and
+    ``--db`` may only repeat it.
+    """
+    from gamedb.games import GAMES
+    from gamedb.store import open_db
+
+    if not Path(target).exists() and ("(" in target or target in GAMES):
+        db = stack.enter_context(open_db(db_path)) if db_path else None
+        return _game_for(target, db), db
+    if db_path is not None and Path(target).resolve() != db_path.resolve():
+        raise click.UsageError(f"two databases: {target} and --db {db_path}; give one")
+    db = stack.enter_context(open_db(Path(target)))
+    return db.game, db
+
+
 def _game_for(spec: str, db: GameDB | None) -> Any:
     from gamedb.games import GameError, load_game
 
@@ -222,6 +261,12 @@ def _series_table(series: Series) -> str:
     return "\n".join([head, table(("agent", "for", "against", "diff", "wins", "draws",
                                    "losses", "beat"), rows), "",
                       "points difference, row vs column:", table(("", *names), grid)])
+
+
+def _series_json(series: Series) -> dict[str, Any]:
+    return {"games": series.games, "exact": series.exact,
+            "standings": [vars_of(s) for s in series.standings],
+            "pairs": [vars_of(p) for p in series.pairs]}
 
 
 def _num(x: float) -> str:

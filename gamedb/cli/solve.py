@@ -21,12 +21,14 @@ if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
 _CHUNK_SIZE = 32_768
 
 def default_db_path(spec: str) -> Path:
-    """Return ``data/<spec>.sqlite`` with the spec written as a file name.
+    """Return ``<spec>.sqlite`` in the current directory, the spec written as a file name.
+
+    Never inside the checkout's ``data/``: that folder holds only the shipped files.
 
     >>> default_db_path("jujitsu(num_cards=8,ties=carry)").as_posix()
-    'data/jujitsu_num_cards=8_ties=carry.sqlite'
+    'jujitsu_num_cards=8_ties=carry.sqlite'
     """
-    return Path("data") / (re.sub(r"[(),]+", "_", spec).strip("_") + ".sqlite")
+    return Path(re.sub(r"[(),]+", "_", spec).strip("_") + ".sqlite")
 
 
 def _usable_cpus() -> int:
@@ -39,7 +41,8 @@ def _usable_cpus() -> int:
 @cli.command(name="build")
 @click.argument("spec")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Database file (default: data/<spec>.sqlite). A partial build resumes.")
+              help="Database file (default: <spec>.sqlite in the current directory, e.g. "
+                   "jujitsu_num_cards=8_ties=carry.sqlite). A partial build resumes.")
 @click.option("--workers", default=lambda: min(64, _usable_cpus()), show_default="all usable CPUs",
               type=click.IntRange(1, 64),
               help="Processes expanding and solving big layers in parallel (small games "
@@ -56,9 +59,13 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
                   values_only: bool, quiet: bool, as_json: bool) -> None:
     """Solve every reachable position of SPEC into a SQLite database.
 
+    Without --db the file is SPEC written as a file name, in the current directory
+    (never in the checkout's data/, which holds only the shipped files). The first
+    build compiles the solver (10-20 s, once; cached afterwards).
+
     \b
     Example:
-        gamedb build "jujitsu(num_cards=8)"
+        gamedb build "jujitsu(num_cards=8)"      # writes jujitsu_num_cards=8_ties=carry.sqlite
         gamedb build "jujitsu(num_cards=13)" --db j13.sqlite --workers 2
         gamedb build "nim(heaps=1-3-5-7)" --db nim.sqlite --quiet --json
     """
@@ -69,7 +76,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
     path = db_path or default_db_path(game.spec)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with progress_bar(quiet, "states") as on_progress:
+        with progress_bar(quiet, "states", warm_up=True) as on_progress:
             report = build(game, path, workers=workers, chunk_size=chunk_size,
                            on_progress=on_progress, values_only=values_only,
                            on_stage=on_progress.stage if on_progress else None)
