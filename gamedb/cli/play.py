@@ -13,6 +13,7 @@ import click
 
 from gamedb.cli._common import cli, table, user_errors, vars_of
 from gamedb.games import GameError, load_game
+from gamedb.games.base import parse_integer
 from gamedb.play.names import AGENT_NAMES, make_agent
 from gamedb.play.plot import Axis, plot_heatmap, plot_strategy, slice_grid
 from gamedb.play.session import play_session
@@ -152,10 +153,8 @@ def _game_for(spec: str, db: GameDB | None) -> Any:
 
 
 def _lengths(text: str) -> list[int]:
-    try:
-        lengths = [int(part) for part in text.split(",")]
-    except ValueError:
-        raise GameError(f"--games must be comma-separated integers, got {text!r}") from None
+    lengths = [parse_integer(part, "--games must be comma-separated integers", text)
+               for part in text.split(",")]
     if any(n < 1 for n in lengths):
         raise GameError("--games lengths must be at least 1")
     return lengths

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from gamedb.games.base import shown
 from gamedb.play.agents import pov
 from gamedb.play.equilibrium import Equilibrium
 from gamedb.play.evaluate import has_points, round_points
@@ -79,10 +80,10 @@ def _ask(game: Any, state: Any, seat: int, read: Read, write: Write, eq: Equilib
             for label, where in (("now", state), ("previous position", previous)):
                 if where is not None:
                     write(explain(eq, where, label))
-        elif text.lstrip("-").isdigit() and int(text) in legal:
-            return int(text)
+        elif len(text) <= 20 and text.lstrip("-").isdigit() and int(text) in legal:
+            return int(text)  # (a longer number is no move: int() would refuse 4300+ digits)
         else:
-            write(f"{text!r} is not a legal {noun}; choose one of {', '.join(map(str, legal))}")
+            write(f"{shown(text)} is not a legal {noun}; choose one of {', '.join(map(str, legal))}")
 
 
 def explain(eq: Equilibrium, state: Any, label: str = "now") -> str:
