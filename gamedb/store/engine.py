@@ -12,7 +12,8 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DatabaseError, OperationalError
 
 from gamedb.store import schema
-from gamedb.store.errors import NotAGameDB
+from gamedb.games.base import shown
+from gamedb.store.errors import DamagedFile, NotAGameDB
 
 
 def writable_engine(path: Path) -> Engine:
@@ -46,10 +47,32 @@ def read_meta(conn: Connection, path: Path) -> dict[str, Any]:
     except (OperationalError, DatabaseError) as exc:
         reason = "not a gamedb database" if "no such table" in str(exc) else str(exc.orig)
         raise NotAGameDB(f"{path}: {reason}") from None
-    meta = {name: json.loads(value) for name, value in rows}
+    meta = {str(name): _meta_value(path, name, value) for name, value in rows}
     if "spec" not in meta:
         raise NotAGameDB(f"{path}: not a gamedb database (no spec in meta)")
+    for name, kinds in _META_KINDS.items():
+        if name in meta and (not isinstance(meta[name], kinds)
+                             or (isinstance(meta[name], bool) and bool not in kinds)):
+            raise DamagedFile(path, f"meta {name!r} holds {shown(json.dumps(meta[name]), 40)}, "
+                              f"not {' or '.join(k.__name__ for k in kinds)}")
     return meta
+
+
+#: The type of each meta entry gamedb reads (``bool`` is refused where a number is due).
+_META_KINDS: dict[str, tuple[type, ...]] = {
+    "spec": (str,), "family": (str,), "key_layout": (str,), "status": (str,),
+    "canonical_keys": (bool,), "values_only": (bool,), "params": (dict,),
+    "root_value": (float, int, type(None)), "states": (int,), "root_keys": (list,),
+    "progress": (dict, type(None)), "solver": (dict,),
+}
+
+
+def _meta_value(path: Path, name: object, value: object) -> Any:
+    """Parse one meta entry's JSON, or raise ``DamagedFile``."""
+    try:
+        return json.loads(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise DamagedFile(path, f"meta {name!r} is not JSON: {shown(str(value), 40)}") from None
 
 
 def write_meta(conn: Connection, values: dict[str, Any]) -> None:

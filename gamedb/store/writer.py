@@ -22,7 +22,7 @@ from sqlalchemy import select
 import gamedb
 from gamedb.games.base import Game, layer_bounds
 from gamedb.store import schema
-from gamedb.store.database import game_for_meta
+from gamedb.store.database import check_tables, game_for_meta
 from gamedb.store.engine import read_meta, readonly_engine, writable_engine, write_meta
 from gamedb.store.errors import DiskFull, SpecMismatch
 from gamedb.store.lock import BuildLock
@@ -194,11 +194,11 @@ def _checked_meta(path: Path, game: Game[Any]) -> dict[str, Any]:
         with engine.connect() as conn:
             meta = read_meta(conn, path)
             check_schema(conn, str(path))
+            if meta["spec"] != game.spec:
+                raise SpecMismatch(f"{path} holds {meta['spec']}, not {game.spec}")
+            check_tables(conn, path, game_for_meta(meta, path))
     finally:
         engine.dispose()
-    if meta["spec"] != game.spec:
-        raise SpecMismatch(f"{path} holds {meta['spec']}, not {game.spec}")
-    game_for_meta(meta, path)
     if bool(meta.get("canonical_keys", True)) != game.canonical_keys:
         raise SpecMismatch(f"{path} was built with canonical_keys={meta.get('canonical_keys')}")
     return meta
