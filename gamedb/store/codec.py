@@ -22,6 +22,7 @@ import gc
 import itertools
 import json
 import math
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -99,9 +100,19 @@ def decode_joined(body: str, count: int) -> tuple[npt.NDArray[np.int64],
     """Like ``decode_batch``, of ``count`` strategies already joined by commas (as SQL's
     ``group_concat`` returns them: no Python string per row).
 
+    What ``encode`` writes (``{"label":prob,...}``, labels increasing) is read by NumPy's
+    text parser, ~10 times faster than through ``json``; anything else goes through
+    ``json``, which refuses what is not a strategy.
+
     Raises:
         ValueError: some strategy is damaged (``decode`` of each then says which).
+
+    >>> [a.tolist() for a in decode_joined('{"1":0.5,"3":0.5},{},{"2":1.0}', 3)]
+    [[2, 0, 1], [1, 3, 2], [0.5, 0.5, 1.0]]
     """
+    fast = _decode_encoded(body, count)
+    if fast is not None:
+        return fast
     try:
         with no_gc():
             parsed = json.loads("[" + body + "]")
@@ -115,6 +126,52 @@ def decode_joined(body: str, count: int) -> tuple[npt.NDArray[np.int64],
     if len(parsed) != count or not ((probs >= 0.0) & (probs <= 1.0)).all():
         raise ValueError("a stored strategy is damaged")
     return sizes, labels, probs
+
+
+_PUNCTUATION = str.maketrans({"{": None, "}": None, '"': None, ":": ","})
+
+
+def _decode_encoded(body: str, count: int) -> tuple[npt.NDArray[np.int64],
+                                                    npt.NDArray[np.int64],
+                                                    npt.NDArray[np.float64]] | None:
+    """Read strategies written by ``encode`` with array operations (None: not such text).
+
+    Every check ``json`` would make of such text is made here: ``count`` objects, each
+    label quoted and followed by one probability in [0, 1], labels increasing within an
+    object; the numbers themselves are parsed correctly rounded by NumPy.
+    """
+    raw = np.frombuffer(body.encode("utf-8"), np.uint8)
+    opens, closes = np.flatnonzero(raw == ord("{")), np.flatnonzero(raw == ord("}"))
+    colons = np.flatnonzero(raw == ord(":"))
+    if (len(opens) != count or len(closes) != count
+            or int((raw == ord('"')).sum()) != 2 * len(colons)):
+        return None
+    before_open, before_close = np.searchsorted(colons, opens), np.searchsorted(colons, closes)
+    if count and not ((opens < closes).all() and (opens[1:] > closes[:-1]).all()
+                      and before_open[0] == 0 and before_close[-1] == len(colons)
+                      and (before_open[1:] == before_close[:-1]).all()):
+        return None  # braces out of order, or a label outside an object
+    text = body.translate(_PUNCTUATION)  # {"1":0.5,"3":0.5},{"2":1.0} -> 1,0.5,3,0.5,2,1.0
+    while ",," in text:  # only where a strategy is empty
+        text = text.replace(",,", ",")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # text NumPy cannot read to its end
+            numbers = np.fromstring(text.strip(","), dtype=np.float64, sep=",")
+    except (ValueError, DeprecationWarning):
+        return None
+    if len(numbers) != 2 * len(colons):
+        return None
+    labels, probs = numbers[0::2], numbers[1::2]
+    sizes = np.diff(before_close, prepend=0)
+    starts = np.cumsum(sizes) - sizes
+    rising = np.ones(len(labels), bool)
+    rising[1:] = labels[1:] > labels[:-1]
+    rising[starts[sizes > 0]] = True
+    if not (rising.all() and (labels == np.round(labels)).all() and (np.abs(labels) < 2**53).all()
+            and ((probs >= 0.0) & (probs <= 1.0)).all()):
+        return None
+    return sizes.astype(np.int64), labels.astype(np.int64), probs
 
 
 @contextmanager
