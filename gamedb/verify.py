@@ -96,17 +96,49 @@ class VerifyReport:
 
 
 @dataclass(frozen=True, slots=True)
-class _Batch:
-    """Stored rows of one layer, parsed, with their expansion and stage games."""
+class StageGames:
+    """A batch of stored positions of one layer with their re-derived stage games."""
 
     layer: int
     exp: Expansion
+    """The positions' expansion (keys, action counts and labels, successors)."""
     payoffs: Floats
+    """Stage matrices (B, R, C) rebuilt from stored successor values (padded; NaN where a
+    successor is missing)."""
     values: Floats
-    x: Floats
-    y: Floats
+    """Stored values (B,), NaN where not a number."""
+    row_strategies: Floats
+    col_strategies: Floats
     reasons: dict[int, str]
-    """Row index -> why the row itself is damaged (checked no further)."""
+    """Batch index -> why the row itself is damaged (checked no further)."""
+
+    @property
+    def keys(self) -> npt.NDArray[np.int64]:
+        return self.exp.keys
+
+    @property
+    def n_rows(self) -> npt.NDArray[np.int64]:
+        return self.exp.n_rows
+
+    @property
+    def n_cols(self) -> npt.NDArray[np.int64]:
+        return self.exp.n_cols
+
+
+def stage_games(path: str | Path, *, sample: int | None = None,
+                seed: int = 0) -> Iterator[StageGames]:
+    """Yield the stored positions' stage games and stored solutions, layer by layer.
+
+    Args:
+        path: the database file.
+        sample: only this many positions drawn at random (all when None).
+        seed: seed of the sample.
+    """
+    with open_db(path) as db:
+        check = _Check(db, TOLERANCE, False)
+        source = _sampled(db, sample, seed) if sample is not None else _every(db, check)
+        for rows, table in source:
+            yield from check.stage_games(rows, table)
 
 
 def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None = None,
@@ -217,14 +249,18 @@ class _Check:
 
     def rows(self, rows: StoredRows, table: ValueTable) -> None:
         """Check a run of stored rows of one layer against the values in ``table``."""
+        for games in self.stage_games(rows, table):
+            self._judge(games)
+
+    def stage_games(self, rows: StoredRows, table: ValueTable) -> Iterator[StageGames]:
+        """The stage games of a run of rows, in batches the layer face expands at once."""
         values, reasons = self._parse_values(rows)
         start = 0
         for keys in batches(rows.keys, _per_state(self.game, rows.keys)):
             part = slice(start, start + len(keys))
             start += len(keys)
             sub = {i - part.start: r for i, r in reasons.items() if part.start <= i < part.stop}
-            batch = self._batch(rows, part, values[part], sub, table)
-            self._judge(batch)
+            yield self._batch(rows, part, values[part], sub, table)
 
     def _parse_values(self, rows: StoredRows) -> tuple[Floats, dict[int, str]]:
         values = rows.numbers()
@@ -250,13 +286,13 @@ class _Check:
         return None
 
     def _batch(self, rows: StoredRows, part: slice, values: Floats, reasons: dict[int, str],
-               table: ValueTable) -> _Batch:
+               table: ValueTable) -> StageGames:
         exp = self.game.expand(rows.keys[part])
         payoffs = self._payoffs(exp, table, reasons)
         x = self._strategies(rows, part, 1, exp.row_actions, reasons)
         y = self._strategies(rows, part, 2, exp.col_actions, reasons)
         layer = int(self.game.layer_of(exp.keys[:1])[0])
-        return _Batch(layer, exp, payoffs, values, x, y, reasons)
+        return StageGames(layer, exp, payoffs, values, x, y, reasons)
 
     def _payoffs(self, exp: Expansion, table: ValueTable, reasons: dict[int, str]) -> Floats:
         """Stage matrices; a position with a successor that is not stored gets NaN."""
@@ -314,7 +350,7 @@ class _Check:
         texts = (rows.strategy1 if player == 1 else rows.strategy2)[part]
         return decode_batch(texts)
 
-    def _judge(self, batch: _Batch) -> None:
+    def _judge(self, batch: StageGames) -> None:
         gaps, bad, why = (self._check_values if self.values_only else self._check)(batch)
         why = why.astype(object)  # reasons of any length (a fixed-width str array cuts them)
         if self.exact:
@@ -322,7 +358,7 @@ class _Check:
             self.exact_error = max(self.exact_error, float(np.nanmax(errors, initial=0.0)))
             exp = batch.exp
             _, ranges = batch_gaps(np.nan_to_num(batch.payoffs), exp.n_rows, exp.n_cols,
-                                   batch.x, batch.y)
+                                   batch.row_strategies, batch.col_strategies)
             off = ~(errors <= self.tolerance * np.maximum(1.0, ranges))
             why = np.where(off & ~bad, "the stored value differs from the exact value of "
                                        "its stage game", why)
@@ -331,8 +367,8 @@ class _Check:
             bad[i], why[i] = True, reason
         self._count(batch, gaps, bad, why)
 
-    def _check(self, batch: _Batch) -> tuple[Floats, Bools, npt.NDArray[Any]]:
-        exp, M, x, y = batch.exp, batch.payoffs, batch.x, batch.y
+    def _check(self, batch: StageGames) -> tuple[Floats, Bools, npt.NDArray[Any]]:
+        exp, M, x, y = batch.exp, batch.payoffs, batch.row_strategies, batch.col_strategies
         gaps, ranges = batch_gaps(np.nan_to_num(M), exp.n_rows, exp.n_cols, x, y)
         limit = self.tolerance * np.maximum(1.0, ranges)
         played = np.einsum("br,brc,bc->b", x, np.nan_to_num(M), y)
@@ -347,7 +383,7 @@ class _Check:
              "the stored value is not the value of the stored strategies"], "")
         return np.where(lost, np.nan, gaps), why != "", why
 
-    def _check_values(self, batch: _Batch) -> tuple[Floats, Bools, npt.NDArray[Any]]:
+    def _check_values(self, batch: StageGames) -> tuple[Floats, Bools, npt.NDArray[Any]]:
         """Values-only file: re-solve each stage game and compare with the stored value."""
         exp, M = batch.exp, batch.payoffs
         lost = np.isnan(M).any(axis=(1, 2))
@@ -360,7 +396,7 @@ class _Check:
                                       "the stored value is not the value of its stage game"], "")
         return np.where(lost, np.nan, errors), why != "", why
 
-    def _count(self, batch: _Batch, gaps: Floats, bad: Bools, why: npt.NDArray[Any]) -> None:
+    def _count(self, batch: StageGames, gaps: Floats, bad: Bools, why: npt.NDArray[Any]) -> None:
         before = self.layers.get(batch.layer, LayerCheck())
         worst = float(np.nanmax(gaps, initial=0.0)) if len(gaps) else 0.0
         self.layers[batch.layer] = LayerCheck(before.checked + len(gaps),
@@ -371,7 +407,7 @@ class _Check:
         if bad.any():
             self._list(batch, np.flatnonzero(bad), why)
 
-    def _list(self, batch: _Batch, failing: npt.NDArray[np.int64],
+    def _list(self, batch: StageGames, failing: npt.NDArray[np.int64],
               why: npt.NDArray[Any]) -> None:
         """Keep the first failing positions, those whose successors all passed first."""
         failed = np.concatenate(self.failed_keys) if self.failed_keys else np.empty(0, np.int64)
@@ -431,7 +467,7 @@ def _subset(exp: Expansion, mask: Bools) -> Expansion:
                             "succ", "weight")})
 
 
-def _exact_errors(batch: _Batch) -> Floats:
+def _exact_errors(batch: StageGames) -> Floats:
     """|stored value - exact value| of each stage game, solved with Fractions."""
     errors = np.full(len(batch.exp.keys), np.nan)
     for i, (rows, cols) in enumerate(zip(batch.exp.n_rows.tolist(), batch.exp.n_cols.tolist())):
