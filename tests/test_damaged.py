@@ -121,3 +121,24 @@ def test_verify_reports_damaged_rows_as_positions_with_the_reason(built, tmp_pat
     (failure,) = verify(path).failed
     assert failure.position == "hand1=1,2,3,4 hand2=1,2,3,4 pot=0 diff=0"
     assert "names action label 99" in failure.reason
+
+
+@pytest.mark.parametrize("damage, message", [
+    (f"UPDATE states SET value = 'abc' WHERE key = {CHILD}",
+     "position hand1=1,2,3 hand2=1,2,3 pot=1 diff=0 (key 844424930394487): the value 'abc' "
+     "is not a finite number"),
+    (f"DELETE FROM states WHERE key = {CHILD}",
+     "layer 3: the layers table says 7 position(s) solved, 6 are stored"),
+])
+def test_resuming_a_build_on_a_damaged_lower_layer_is_one_line(built, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                                damage: str, message: str) -> None:
+    path = _damaged(built, tmp_path, damage + "; UPDATE meta SET value = '\"building\"' WHERE "
+                    "name = 'status'; DELETE FROM states WHERE layer = 4; "
+                    "UPDATE layers SET done = 0 WHERE layer = 4")
+    with sqlite3.connect(path) as conn:
+        before = conn.execute("SELECT * FROM states ORDER BY key").fetchall()
+    result = CliRunner().invoke(cli, _args("build", str(path)))
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 1 and len(lines) == 1 and message in lines[0], result.output
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT * FROM states ORDER BY key").fetchall() == before
