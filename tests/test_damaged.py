@@ -33,6 +33,11 @@ DAMAGES = {  # name: (SQL, commands that must fail)
                                EVERY),
     "root value in meta not a number": (
         "UPDATE meta SET value = '\"abc\"' WHERE name = 'root_value'", EVERY),
+    "root keys not integers": ("UPDATE meta SET value = '[\"x\"]' WHERE name = 'root_keys'",
+                               EVERY),
+    "progress of the wrong shape": (
+        "UPDATE meta SET value = '\"building\"' WHERE name = 'status'; "
+        "INSERT INTO meta VALUES ('progress', '{\"layer\": \"x\"}')", EVERY),
     "strategy not JSON": (f"UPDATE states SET strategy1 = '{{\"1\":0.5' WHERE key = {ROOT}",
                           READ_ROOT),
     "strategy a JSON list": (f"UPDATE states SET strategy1 = '[1,2]' WHERE key = {ROOT}",
