@@ -34,15 +34,20 @@ def test_play_rejects_a_huge_move_and_asks_again(built) -> None:  # type: ignore
     ["tournament", "jujitsu(num_cards=3)", "--agents", "random,highest", "--games", HUGE],
     ["tournament", "goofspiel(num_cards=3)", "--agents", f"random,level-{HUGE}"],
     ["tournament", "oshi_zumo(coins=4)", "--agents", f"random,bid-range-1-{HUGE}"],
+    ["plot", "heatmap", "{oz}", "--x", f"coins1=0:{HUGE}", "--y", "coins2", "-o", "x.png"],
+    ["plot", "heatmap", "{oz}", "--x", "coins1", "--y", "coins2", "--fixed", "pos=0",
+     "--what", f"prob:{HUGE}", "-o", "x.png"],
 ])
 def test_a_huge_number_anywhere_is_one_short_line(tmp_path: Path, args: list[str]) -> None:
     if args[0] == "build":
         args += ["--db", str(tmp_path / "x.sqlite")]
+    oz = Path(__file__).parents[1] / "data" / "oshi_zumo_alesia=false_coins=50_min_bid=1_size=3.shipped.sqlite"
+    args = [a.replace("{oz}", str(oz)).replace("x.png", str(tmp_path / "x.png")) for a in args]
     result = CliRunner().invoke(cli, args)
     lines = result.stderr.strip().splitlines()
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output[-300:]
     assert len(lines) == 1 and len(lines[0]) < 300, lines[0][:300]
-    assert not (tmp_path / "x.sqlite").exists()
+    assert not (tmp_path / "x.sqlite").exists() and not (tmp_path / "x.png").exists()
 
 
 def test_a_huge_option_number_is_a_usage_error(built) -> None:  # type: ignore[no-untyped-def]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from gamedb.games.base import GameError
+from gamedb.games.base import GameError, shown
 from gamedb.store import Entry, GameDB, NotSolved
 
 
@@ -32,7 +32,7 @@ class Axis:
         try:
             return cls(name, tuple(range(int(low), int(high) + 1)))
         except ValueError:
-            raise GameError(f"axis {text!r}: expected FIELD or FIELD=LOW:HIGH") from None
+            raise GameError(f"axis {shown(text)}: expected FIELD or FIELD=LOW:HIGH") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +50,9 @@ def slice_grid(db: GameDB, x: Axis, y: Axis, fixed: str, what: str) -> Grid:
     """Probe every position of the slice; ``what`` is ``value`` or ``prob:ACTION``
     (player 1's probability) or ``prob2:ACTION`` (player 2's)."""
     kind, _, action = what.partition(":")
-    if kind not in ("value", "prob", "prob2") or (kind != "value" and not action.isdigit()):
-        raise GameError(f"--what must be value, prob:ACTION or prob2:ACTION, got {what!r}")
+    if kind not in ("value", "prob", "prob2") or (
+            kind != "value" and not (action.isdigit() and len(action) <= 9)):
+        raise GameError(f"--what must be value, prob:ACTION or prob2:ACTION, got {shown(what)}")
     cells = np.full((len(y.values), len(x.values)), np.nan)
     for i, yv in enumerate(y.values):
         for j, xv in enumerate(x.values):
