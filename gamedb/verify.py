@@ -29,10 +29,8 @@ from gamedb.games.base import TERMINAL, Expansion, Game, GameError
 from gamedb.solver.backward import ValueTable, batches, stage_matrices
 from gamedb.solver.exact import solve_exact
 from gamedb.solver.matrix_game import TOLERANCE, batch_gaps, solve_games
-from gamedb.store import GameDB, open_db
+from gamedb.store import DamagedFile, GameDB, StoredRows, open_db
 from gamedb.store.codec import decode_batch, decode_joined
-from gamedb.store.database import StoredRows
-from gamedb.store.errors import DamagedFile
 
 Floats = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
