@@ -71,10 +71,7 @@ class Param:
     def coerce(self, raw: str) -> Any:
         """Parse ``raw`` into this parameter's type, checking range and choices."""
         if self.kind is int:
-            try:
-                value: Any = int(raw)
-            except ValueError:
-                raise GameError(f"parameter {self.name} must be an integer, got {raw!r}") from None
+            value: Any = parse_integer(raw, f"parameter {self.name} must be an integer")
             if (self.low is not None and value < self.low) or (
                 self.high is not None and value > self.high
             ):
@@ -303,14 +300,12 @@ def parse_cards(text: str, *, field_name: str, n: int) -> tuple[int, ...]:
     """
     if text == "-":
         return ()
-    try:
-        values = sorted(int(part) for part in text.split(","))
-    except ValueError:
-        raise GameError(f"{field_name} must be comma-separated integers or '-', got {text!r}") from None
+    rule = f"{field_name} must be comma-separated integers or '-'"
+    values = sorted(parse_integer(part, rule, text) for part in text.split(","))
     if len(set(values)) != len(values):
-        raise GameError(f"{field_name} repeats a card: {text!r}")
+        raise GameError(f"{field_name} repeats a card: {shown(text)}")
     if any(not 1 <= v <= n for v in values):
-        raise GameError(f"{field_name} holds a card outside 1..{n}: {text!r}")
+        raise GameError(f"{field_name} holds a card outside 1..{n}: {shown(text)}")
     return tuple(values)
 
 
@@ -337,14 +332,51 @@ def require_fields(fields: Mapping[str, str], required: Sequence[str], optional:
 
 def parse_int(fields: Mapping[str, str], name: str) -> int:
     """Read an integer field."""
-    try:
-        return int(fields[name])
-    except ValueError:
-        raise GameError(f"{name} must be an integer, got {fields[name]!r}") from None
+    return parse_integer(fields[name], f"{name} must be an integer")
+
+
+#: Longest integer text read from a user: more digits than any game's number needs, and far
+#: below the 4300 digits past which ``int`` itself refuses (with a traceback-worthy error).
+MAX_DIGITS = 30
+
+
+def parse_integer(text: str, rule: str, whole: str | None = None) -> int:
+    """Read ``text`` as an integer, or raise ``GameError`` stating ``rule``.
+
+    Args:
+        text: the user's text (a number of up to ``MAX_DIGITS`` characters).
+        rule: what the text must be, for the message ("pot must be an integer").
+        whole: the text to quote in the message if ``text`` is one part of it.
+
+    >>> parse_integer(" 12", "pot must be an integer")
+    12
+    >>> parse_integer("9" * 5000, "pot must be an integer")
+    Traceback (most recent call last):
+    ...
+    gamedb.games.base.GameError: pot must be an integer, got '99999999999999999999...' (5,000 characters)
+    """
+    if len(text) <= MAX_DIGITS:
+        try:
+            return int(text)
+        except ValueError:
+            pass
+    raise GameError(f"{rule}, got {shown(text if whole is None else whole)}")
+
+
+def shown(text: str, limit: int = 20) -> str:
+    """Quote user text for a message, cut short when long.
+
+    >>> shown("abc"), shown("x" * 50, limit=5)
+    ("'abc'", "'xxxxx...' (50 characters)")
+    """
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}"[:-1] + f"...' ({len(text):,} characters)"
 
 
 __all__ = [
     "LAYER_SHIFT", "TERMINAL", "Canonical", "Distribution", "Expansion", "Game", "GameError",
     "Keys", "Param", "Root", "StateKey", "format_cards", "layer_bounds", "layers_of",
-    "named_actions", "parse_cards", "parse_fields", "reference_expand", "root_of", "successor_table",
+    "named_actions", "parse_cards", "parse_integer", "shown", "parse_fields", "reference_expand",
+    "root_of", "successor_table",
 ]

@@ -28,7 +28,7 @@ from typing import ClassVar
 
 from gamedb.games.base import (
     LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, layers_of,
-    parse_fields, reference_expand, require_fields,
+    parse_fields, parse_integer, reference_expand, require_fields, shown,
 )
 
 _HEAP_BITS = 4
@@ -162,14 +162,13 @@ Example: player 2 to move after player 1 took one object from the heap of 3
             return self.initial()[0][1]
         fields = parse_fields(text)
         require_fields(fields, ("heaps",), ("mover",))
-        try:
-            heaps = tuple(sorted(int(h) for h in fields["heaps"].split(",")))
-        except ValueError:
-            raise GameError(f"heaps must be comma-separated integers, got {fields['heaps']!r}") from None
+        rule = "heaps must be comma-separated integers"
+        heaps = tuple(sorted(parse_integer(h, rule, fields["heaps"])
+                             for h in fields["heaps"].split(",")))
         if len(heaps) != len(self.heaps):
             raise GameError(f"heaps must list {len(self.heaps)} heaps (0 for an empty one)")
         if any(h < 0 or h > top for h, top in zip(heaps, self.heaps)):
-            raise GameError(f"heaps={fields['heaps']} cannot be reached from heaps "
+            raise GameError(f"heaps={shown(fields['heaps'])} cannot be reached from heaps "
                             f"{','.join(map(str, self.heaps))}")
         mover = fields.get("mover", "1")
         if mover not in ("1", "2"):
@@ -192,12 +191,10 @@ Example: player 2 to move after player 1 took one object from the heap of 3
 
 
 def _parse_heaps(text: str) -> tuple[int, ...]:
-    try:
-        heaps = tuple(sorted(int(h) for h in text.split("-")))
-    except ValueError:
-        raise GameError(f"parameter heaps must be sizes separated by '-', got {text!r}") from None
+    rule = "parameter heaps must be sizes separated by '-'"
+    heaps = tuple(sorted(parse_integer(h, rule, text) for h in text.split("-")))
     if not 1 <= len(heaps) <= _MAX_HEAPS:
         raise GameError(f"parameter heaps must give 1..{_MAX_HEAPS} heaps, got {len(heaps)}")
     if any(not 1 <= h < 1 << _HEAP_BITS for h in heaps):
-        raise GameError(f"parameter heaps={text} holds a size outside 1..{(1 << _HEAP_BITS) - 1}")
+        raise GameError(f"parameter heaps={shown(text)} holds a size outside 1..{(1 << _HEAP_BITS) - 1}")
     return heaps

@@ -25,7 +25,7 @@ from typing import ClassVar
 from gamedb.bits import Mask, cards, popcount
 from gamedb.games.base import (
     LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, layers_of,
-    parse_fields, reference_expand, require_fields,
+    parse_fields, reference_expand, require_fields, shown,
 )
 
 _CELLS = 4
@@ -165,7 +165,7 @@ Example: O to move after X took the top left cell
         require_fields(fields, ("board",), ("mover",))
         board = fields["board"].upper()
         if len(board) != _CELLS or set(board) - set("XO."):
-            raise GameError(f"board must be {_CELLS} cells of X, O or '.', got {fields['board']!r}")
+            raise GameError(f"board must be {_CELLS} cells of X, O or '.', got {shown(fields['board'])}")
         x = sum(1 << c for c, mark in enumerate(board) if mark == "X")
         o = sum(1 << c for c, mark in enumerate(board) if mark == "O")
         if popcount(x) - popcount(o) not in (0, 1):
