@@ -12,12 +12,14 @@ that both faces agree and tiny games need not write a vectorized face at all.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeAlias, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeAlias, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+
+from gamedb.games.layout import LAYER_SHIFT, KeyLayout
 
 S = TypeVar("S")
 StateKey: TypeAlias = int
@@ -28,10 +30,10 @@ Floats: TypeAlias = npt.NDArray[np.float64]
 #: Key of a successor that is terminal (its payoff is in ``Expansion.weight``).
 TERMINAL = -1
 
-#: Every key holds its layer in bits 48 and up, so keys sort by layer: the builder then
-#: only ever appends to the SQLite B-trees (layers are solved in increasing order) and a
-#: layer is a key range (resume needs no index). Games keep their fields below bit 48.
-LAYER_SHIFT = 48
+# Every key holds its layer in bits LAYER_SHIFT (48) and up, so keys sort by layer: the
+# builder then only ever appends to the SQLite B-trees (layers are solved in increasing
+# order) and a layer is a key range (resume needs no index). Games keep their fields
+# below bit 48 (``gamedb.games.layout``).
 
 
 def layer_bounds(layer: int) -> tuple[int, int]:
@@ -142,32 +144,150 @@ class Expansion:
     """Probability x sign, or probability x terminal payoff, shape (B, R, C, K)."""
 
 
-class Game(Protocol[S]):
-    """What the builder, the store and the players need of a game family."""
+@dataclass(frozen=True)
+class Capabilities:
+    """What generic code may ask of a family instead of testing its name.
 
-    name: str
-    spec: str
-    canonical_keys: bool
-    key_layout: str
-    """Names the key encoding; stored in every file and checked on open."""
-    layer_span: int | None
-    """How many layers below its own a successor can lie (None: any)."""
+    Like OpenSpiel's ``_GAME_TYPE``/``_GAME_INFO``: declared beside the rules, read by
+    ``play/``, ``store/`` and ``cli/``.
+    """
+
     action_noun: str
-    """What an action is called in tables: "card", "bid", "move"."""
+    """What an action is called in tables and prompts: "card", "bid", "move", "cell"."""
+    round_points: Callable[[Any], int] | None = None
+    """Points at stake in a round at a state (the higher action takes them, equal
+    actions nobody): tricks, prize points. None for games without points."""
+    prize_field: str | None = None
+    """The state attribute holding a revealed prize (agents that bid by the prize)."""
+    independent_prizes: bool = False
+    """Prizes 1..num_cards are drawn uniformly at random and tied prizes are discarded,
+    so rounds are independent and per-prize closed forms apply (``play.level_k``)."""
+    axes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    """Range (low, high) of each position field, for plot axes."""
+    impartial: bool = False
+    """Both players have the same moves in every position (Nim)."""
 
-    def initial(self) -> Distribution[S]: ...
-    def chance(self, s: S) -> Distribution[S] | None: ...
-    def actions(self, s: S) -> tuple[tuple[int, ...], tuple[int, ...]]: ...
-    def next(self, s: S, a: int, b: int) -> Distribution[S]: ...
-    def value(self, s: S) -> float | None: ...
-    def layer(self, s: S) -> int: ...
-    def key(self, s: S) -> StateKey: ...
-    def decode(self, key: StateKey) -> S: ...
-    def canonical(self, s: S) -> Canonical: ...
-    def parse_position(self, text: str) -> S: ...
-    def format_position(self, s: S) -> str: ...
-    def layer_of(self, keys: Keys) -> Keys: ...
-    def expand(self, keys: Keys) -> Expansion: ...
+
+def format_spec(name: str, params: Mapping[str, Any]) -> str:
+    """Write the canonical spec string (parameters sorted by name).
+
+    >>> format_spec("jujitsu", {"ties": "carry", "num_cards": 3})
+    'jujitsu(num_cards=3,ties=carry)'
+    """
+    body = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+    return f"{name}({body})"
+
+
+class Game(Generic[S]):
+    """Base class of every game family: the contracts in one place, the dull defaults.
+
+    A family subclasses it, sets ``name``, ``params``, ``layer_span`` and
+    ``state_type``, calls ``super().__init__(canonical_keys, **params)`` and sets
+    ``layout`` (a ``KeyLayout``) and ``capabilities``; it writes ``initial``,
+    ``actions``, ``next``, ``value``, ``layer``, ``canonical``, ``parse_position`` and
+    ``format_position``, and may override the defaults below.
+
+    Contracts (``tests/games/test_conformance.py`` checks them for every family):
+
+    * **Keys** are non-negative ints with the layer in bits ``LAYER_SHIFT`` (48) and up
+      and the fields of ``layout`` below, so keys sort by layer and a layer is a key
+      range. ``decode(key)`` reads a key through ``layout``; ``key(s)`` encodes ``s``
+      without reduction and ``canonical(s).key`` is the stored key of its class.
+    * **Layers** strictly decrease along every transition, by at most ``layer_span``
+      (None: any), and ``layer_of(keys)`` is the layer of every key.
+    * **Values** are player 1's payoffs: ``value(s)`` is None exactly for states that
+      are not over. A stored (canonical) state is never terminal.
+    * **Chance** nodes (``chance(s)`` is not None) are folded into ``initial`` and
+      ``next`` and never stored.
+    * **Expansion** (``expand``): keys share one layer; ``succ`` is ``TERMINAL`` where
+      ``weight`` is a payoff (see ``Expansion``), and the expansion of ``keys[:1]``
+      bounds the shape of every batch of the same layer
+      (``solver.backward.batches`` sizes batches from it).
+    """
+
+    name: ClassVar[str]
+    """The family's name in specs: ``"jujitsu"``."""
+    params: ClassVar[tuple[Param, ...]] = ()
+    layer_span: ClassVar[int | None] = None
+    """How many layers below its own a successor can lie (None: any)."""
+    state_type: ClassVar[type]
+    """The frozen dataclass of a position; ``decode`` builds it from the key's fields."""
+    layout: KeyLayout
+    """The key encoding, declared once (fields by name, see ``gamedb.games.layout``)."""
+    capabilities: Capabilities
+
+    def __init__(self, canonical_keys: bool = True, **params: Any):
+        self.canonical_keys = canonical_keys
+        """Store each equivalence class once; False keys every real position (tests)."""
+        self.spec = format_spec(self.name, params)
+        """The canonical spec, the game's identity in a file."""
+
+    @property
+    def key_layout(self) -> str:
+        """Names the key encoding; stored in every file and checked on open."""
+        return self.layout.name + ("" if self.canonical_keys else "-raw")
+
+    @property
+    def action_noun(self) -> str:
+        """What an action is called in tables: "card", "bid", "move", "cell"."""
+        return self.capabilities.action_noun
+
+    def initial(self) -> Distribution[S]:
+        """Return the start as [(probability, state)], chance folded in."""
+        raise NotImplementedError
+
+    def chance(self, s: S) -> Distribution[S] | None:
+        """Return the draws of a chance node, None for any other state (default)."""
+        return None
+
+    def actions(self, s: S) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Return (player 1's, player 2's) actions; the player not on move passes (0)."""
+        raise NotImplementedError
+
+    def next(self, s: S, a: int, b: int) -> Distribution[S]:
+        """Return the successors of the joint action (a, b), chance folded in."""
+        raise NotImplementedError
+
+    def value(self, s: S) -> float | None:
+        """Return player 1's payoff if the game is over, else None."""
+        raise NotImplementedError
+
+    def layer(self, s: S) -> int:
+        """Return the layer of ``s`` (strictly decreasing along every transition)."""
+        raise NotImplementedError
+
+    def key(self, s: S) -> StateKey:
+        """Encode ``s`` in ``layout`` without any reduction (default: field by field)."""
+        return self.layout.encode(_fields_of(s), self.layer(s))
+
+    def decode(self, key: StateKey) -> S:
+        """Decode a key through ``layout`` (a canonical key gives its representative)."""
+        state: S = self.state_type(**self.layout.decode(key))
+        return state
+
+    def canonical(self, s: S) -> Canonical:
+        """Return where ``s`` is stored and how its real actions map to stored labels."""
+        raise NotImplementedError
+
+    def parse_position(self, text: str) -> S:
+        """Read a position written as ``name=value`` fields (or ``start``)."""
+        raise NotImplementedError
+
+    def format_position(self, s: S) -> str:
+        """Write a position the way ``parse_position`` reads it."""
+        raise NotImplementedError
+
+    def layer_of(self, keys: Keys) -> Keys:
+        """Return the layer of every key (its bits from ``LAYER_SHIFT`` up)."""
+        return layers_of(keys)
+
+    def expand(self, keys: Keys) -> Expansion:
+        """Return the successors of keys sharing one layer (default: the reference face)."""
+        return reference_expand(self, keys)
+
+
+def _fields_of(s: Any) -> dict[str, int]:
+    return {name: getattr(s, name) for name in s.__dataclass_fields__}
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,71 +379,8 @@ def _empty_expansion(keys: Keys, R: int, C: int, K: int) -> Expansion:
     )
 
 
-def parse_fields(text: str) -> dict[str, str]:
-    """Split a position written as space-separated ``name=value`` fields.
-
-    >>> parse_fields("hand1=1,3 hand2=2,4 pot=0")
-    {'hand1': '1,3', 'hand2': '2,4', 'pot': '0'}
-    """
-    fields: dict[str, str] = {}
-    for token in text.split():
-        name, eq, value = token.partition("=")
-        if not eq or not name or not value:
-            raise GameError(f"malformed field {token!r}: expected name=value")
-        if name in fields:
-            raise GameError(f"field {name!r} given twice")
-        fields[name] = value
-    return fields
-
-
-def parse_cards(text: str, *, field_name: str, n: int) -> tuple[int, ...]:
-    """Parse a comma-separated card list (``-`` is empty) of cards in 1..n.
-
-    >>> parse_cards("5,1,3", field_name="hand1", n=6)
-    (1, 3, 5)
-    """
-    if text == "-":
-        return ()
-    try:
-        values = sorted(int(part) for part in text.split(","))
-    except ValueError:
-        raise GameError(f"{field_name} must be comma-separated integers or '-', got {text!r}") from None
-    if len(set(values)) != len(values):
-        raise GameError(f"{field_name} repeats a card: {text!r}")
-    if any(not 1 <= v <= n for v in values):
-        raise GameError(f"{field_name} holds a card outside 1..{n}: {text!r}")
-    return tuple(values)
-
-
-def format_cards(cards: Sequence[int]) -> str:
-    """Write cards the way ``parse_cards`` reads them.
-
-    >>> format_cards([1, 3]), format_cards([])
-    ('1,3', '-')
-    """
-    return ",".join(map(str, cards)) if cards else "-"
-
-
-def require_fields(fields: Mapping[str, str], required: Sequence[str], optional: Sequence[str] = ()) -> None:
-    """Raise ``GameError`` for missing or unknown fields."""
-    missing = [f for f in required if f not in fields]
-    unknown = [f for f in fields if f not in required and f not in optional]
-    if missing:
-        raise GameError(f"position is missing {', '.join(missing)}")
-    if unknown:
-        raise GameError(f"unknown field(s) {', '.join(unknown)}; expected {', '.join([*required, *optional])}")
-
-
-def parse_int(fields: Mapping[str, str], name: str) -> int:
-    """Read an integer field."""
-    try:
-        return int(fields[name])
-    except ValueError:
-        raise GameError(f"{name} must be an integer, got {fields[name]!r}") from None
-
-
 __all__ = [
-    "LAYER_SHIFT", "TERMINAL", "Canonical", "Distribution", "Expansion", "Game", "GameError",
-    "Keys", "Param", "Root", "StateKey", "format_cards", "layer_bounds", "layers_of",
-    "parse_cards", "parse_fields", "reference_expand", "root_of", "successor_table",
+    "LAYER_SHIFT", "TERMINAL", "Canonical", "Capabilities", "Distribution", "Expansion", "Game",
+    "GameError", "Keys", "Param", "Root", "StateKey", "format_spec", "layer_bounds", "layers_of",
+    "reference_expand", "root_of", "successor_table",
 ]

@@ -38,12 +38,14 @@ import numpy as np
 
 from gamedb.bits import Mask, cards, full, mask_of, popcount, without
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, format_cards,
-    layers_of, parse_cards, parse_fields, parse_int, require_fields,
+    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Game, GameError, Keys, Param,
 )
+from gamedb.games.layout import Constant, Field, KeyLayout, Ternary
+from gamedb.games.text import format_cards, parse_cards, parse_fields, parse_int, require_fields
 
 _ORDERS = ("random", "descending", "ascending")
-# Indices into the layout array handed to the compiled helpers.
+# Indices into the array of layout constants handed to the compiled helpers (``_layout``
+# derives it from the declared ``KeyLayout``).
 _N, _CANON, _CARRY, _WL, _ORDER, _OFF_PRIZES, _OFF_TABLE, _PRIZE_BITS, _OFF_DIFF, _HALF = range(10)
 
 
@@ -77,7 +79,7 @@ class GoofspielState:
     """Player 1's points minus player 2's so far."""
 
 
-class Goofspiel:
+class Goofspiel(Game[GoofspielState]):
     """Goofspiel with ``num_cards`` cards per player (see the module docstring)."""
 
     name: ClassVar[str] = "goofspiel"
@@ -89,20 +91,24 @@ class Goofspiel:
         Param("ties", str, "discard", "tied bids: prize discarded, or carried to the next",
               choices=("discard", "carry")),
     )
+    layer_span: ClassVar[int | None] = 1  # every round uses one card of each hand
+    state_type: ClassVar[type] = GoofspielState
 
     def __init__(self, num_cards: int = 4, points_order: str = "random",
                  returns_type: str = "win_loss", ties: str = "discard", *,
                  canonical_keys: bool = True):
+        super().__init__(canonical_keys, num_cards=num_cards, points_order=points_order,
+                         returns_type=returns_type, ties=ties)
         self.num_cards, self.points_order = num_cards, points_order
         self.returns_type, self.ties = returns_type, ties
-        self.canonical_keys = canonical_keys
-        self.spec = (f"goofspiel(num_cards={num_cards},points_order={points_order},"
-                     f"returns_type={returns_type},ties={ties})")
-        self.key_layout = "goofspiel-v1" + ("" if canonical_keys else "-raw")
-        self.layer_span = 1  # every round uses one card of each hand
-        self.action_noun = "card"
-        self._layout = _layout(num_cards, canonical_keys, ties == "carry",
-                               returns_type == "win_loss", _ORDERS.index(points_order))
+        self.layout, self._layout = _layout(num_cards, canonical_keys, ties == "carry",
+                                            returns_type == "win_loss",
+                                            _ORDERS.index(points_order))
+        total = num_cards * (num_cards + 1) // 2
+        self.capabilities = Capabilities(
+            "card", round_points=lambda s: s.prize + s.pot, prize_field="prize",
+            independent_prizes=points_order == "random" and ties == "discard",
+            axes={"prize": (1, num_cards), "pot": (0, total), "diff": (-total, total)})
 
     # -- reference face ------------------------------------------------------------
 
@@ -150,17 +156,6 @@ class Goofspiel:
         """Encode a state in this game's layout, without player swap or diff clamp."""
         return int(_canonical(s.hand1, s.hand2, s.prizes, s.prize, s.pot, s.diff,
                               self._layout, False)[0])
-
-    def decode(self, key: int) -> GoofspielState:
-        """Decode a key (canonical keys decode to ranks, with the stake as the prize)."""
-        lay, n = self._layout, self.num_cards
-        h1, h2 = _decode_hands(key, lay)
-        table = key >> int(lay[_OFF_TABLE]) & full(int(lay[_OFF_DIFF] - lay[_OFF_TABLE]))
-        bits = int(lay[_PRIZE_BITS])
-        prize, pot = (table, 0) if self.canonical_keys else (table & full(bits), table >> bits)
-        diff = (key >> int(lay[_OFF_DIFF]) & full(LAYER_SHIFT - int(lay[_OFF_DIFF]))) - int(lay[_HALF])
-        return GoofspielState(h1, h2, key >> int(lay[_OFF_PRIZES]) & full(n), prize, pot,
-                              diff if self.returns_type == "win_loss" else 0)
 
     def canonical(self, s: GoofspielState) -> Canonical:
         """Return the stored key of undecided ``s`` and how real cards map to labels."""
@@ -240,10 +235,6 @@ class Goofspiel:
 
     # -- layer face ------------------------------------------------------------------
 
-    def layer_of(self, keys: Keys) -> Keys:
-        """Return the layer (cards left in each hand) of every key."""
-        return layers_of(keys)
-
     def expand(self, keys: Keys) -> Expansion:
         """Return the successors of a batch of keys that share one layer."""
         keys = np.asarray(keys, dtype=np.int64)
@@ -253,20 +244,37 @@ class Goofspiel:
         return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
 
 
-def _layout(n: int, canonical: bool, carry: bool, win_loss: bool, order: int) -> np.ndarray:
-    """Return the field offsets of the key (see ``GoofspielState``) as an int64 array."""
+def _layout(n: int, canonical: bool, carry: bool, win_loss: bool,
+            order: int) -> tuple[KeyLayout, np.ndarray]:
+    """Declare the key (see ``GoofspielState``); return it and the kernels' constants."""
     total = n * (n + 1) // 2
     prize_bits = n.bit_length()
     hand_bits = (3**n - 1).bit_length() if canonical else 2 * n
     table_bits = (total if carry else n).bit_length() if canonical else (
         prize_bits + (total.bit_length() if carry else 0))
-    off_diff = hand_bits + n + table_bits
+    off_table = hand_bits + n
+    off_diff = off_table + table_bits
     diff_bits = (2 * (total // 2)).bit_length() if win_loss else 0
     if off_diff + diff_bits > LAYER_SHIFT:
         raise GameError(f"goofspiel keys with num_cards={n} need {off_diff + diff_bits} bits; "
                         f"{LAYER_SHIFT} fit{'' if canonical else ' (use canonical keys)'}")
-    return np.array([n, canonical, carry, win_loss, order, hand_bits, hand_bits + n,
-                     prize_bits, off_diff, total // 2], np.int64)
+    hands = (Ternary(("hand1", "hand2"), 0, hand_bits, n),) if canonical else (
+        Field("hand1", 0, n, cards=True, high="high1"),
+        Field("hand2", n, n, cards=True, high="high2"))
+    table = (Field("prize", off_table, table_bits), Constant("pot")) if canonical else (
+        Field("prize", off_table, prize_bits),
+        Field("pot", off_table + prize_bits, table_bits - prize_bits) if carry else Constant("pot"))
+    diff = (Field("diff", off_diff, LAYER_SHIFT - off_diff, bias=total // 2) if win_loss
+            else Constant("diff"))
+    text = (("hand1", "hand1"), ("hand2", "hand2"), ("prizes", "prizes"), ("prize", "prize"),
+            *((("pot", "pot"),) if carry else ()), *((("diff", "diff"),) if win_loss else ()))
+    layout = KeyLayout(
+        "goofspiel-v1", (*hands, Field("prizes", hand_bits, n, cards=True), *table, diff),
+        columns=("hand1", "hand2", "prizes", "prize", "pot", "diff", "high1", "high2",
+                 "hand1_mask", "hand2_mask"), text=text)
+    constants = np.array([n, canonical, carry, win_loss, order, layout.field("prizes").offset,
+                          off_table, prize_bits, off_diff, total // 2], np.int64)
+    return layout, constants
 
 
 @numba.njit(cache=True)

@@ -30,10 +30,12 @@ import numpy as np
 
 from gamedb.bits import Mask, cards, compress, full, mask_of, popcount, without
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, format_cards,
-    layers_of, parse_cards, parse_fields, parse_int, require_fields,
+    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Game, GameError, Keys, Param,
 )
+from gamedb.games.layout import Field, KeyLayout
+from gamedb.games.text import format_cards, parse_cards, parse_fields, parse_int, require_fields
 
+# Widths and bias of the key's fields (``_layout``); the kernels read them too.
 _POT_BITS = 5
 _DIFF_BITS = 6
 _DIFF_OFFSET = 32
@@ -61,7 +63,7 @@ class JujitsuState:
     """Player 1's tricks minus player 2's so far."""
 
 
-class Jujitsu:
+class Jujitsu(Game[JujitsuState]):
     """Jujitsu with ``num_cards`` cards per player (see the module docstring)."""
 
     name: ClassVar[str] = "jujitsu"
@@ -70,15 +72,17 @@ class Jujitsu:
         Param("ties", str, "carry", "tied trick: carried to a pot, or discarded",
               choices=("carry", "discard")),
     )
+    layer_span: ClassVar[int | None] = 1  # every trick uses one card of each hand
+    state_type: ClassVar[type] = JujitsuState
 
     def __init__(self, num_cards: int = 8, ties: str = "carry", *, canonical_keys: bool = True):
+        super().__init__(canonical_keys, num_cards=num_cards, ties=ties)
         self.num_cards = num_cards
         self.ties = ties
-        self.canonical_keys = canonical_keys
-        self.spec = f"jujitsu(num_cards={num_cards},ties={ties})"
-        self.key_layout = "jujitsu-v1" + ("" if canonical_keys else "-raw")
-        self.layer_span = 1  # every trick uses one card of each hand
-        self.action_noun = "card"
+        self.layout = _layout(num_cards)
+        self.capabilities = Capabilities(
+            "card", round_points=lambda s: 1 + s.pot,
+            axes={"pot": (0, num_cards), "diff": (-num_cards, num_cards)})
 
     # -- reference face ------------------------------------------------------------
 
@@ -86,10 +90,6 @@ class Jujitsu:
         """Return the start: both players hold every card."""
         hand = full(self.num_cards)
         return [(1.0, JujitsuState(hand, hand, 0, 0))]
-
-    def chance(self, s: JujitsuState) -> Distribution[JujitsuState] | None:
-        """Return None: Jujitsu has no chance nodes."""
-        return None
 
     def actions(self, s: JujitsuState) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Return the cards each player may play."""
@@ -112,17 +112,6 @@ class Jujitsu:
     def layer(self, s: JujitsuState) -> int:
         """Return the number of cards left in each hand."""
         return popcount(s.hand1)
-
-    def key(self, s: JujitsuState) -> int:
-        """Encode a state without any reduction."""
-        return int(_encode(s.hand1, s.hand2, s.pot, s.diff, self.num_cards))
-
-    def decode(self, key: int) -> JujitsuState:
-        """Decode a key (canonical keys decode to the rank-labelled position)."""
-        n = self.num_cards
-        return JujitsuState(key & full(n), key >> n & full(n),
-                            key >> 2 * n & full(_POT_BITS),
-                            (key >> (2 * n + _POT_BITS) & full(_DIFF_BITS)) - _DIFF_OFFSET)
 
     def canonical(self, s: JujitsuState) -> Canonical:
         """Return the stored key of ``s`` and how real cards map to stored labels."""
@@ -157,10 +146,6 @@ class Jujitsu:
 
     # -- layer face ------------------------------------------------------------------
 
-    def layer_of(self, keys: Keys) -> Keys:
-        """Return the layer (cards left) of every key."""
-        return layers_of(keys)
-
     def expand(self, keys: Keys) -> Expansion:
         """Return the successors of a batch of keys that share one layer."""
         keys = np.asarray(keys, dtype=np.int64)
@@ -169,6 +154,18 @@ class Jujitsu:
                                          self.ties == "carry", self.canonical_keys)
         sizes = np.full(len(keys), k, np.int64)
         return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
+
+
+def _layout(n: int) -> KeyLayout:
+    """Declare the key of ``JujitsuState`` for ``n`` cards (drawn in its docstring)."""
+    return KeyLayout(
+        "jujitsu-v1",
+        (Field("hand1", 0, n, cards=True, high="high1"),
+         Field("hand2", n, n, cards=True, high="high2"),
+         Field("pot", 2 * n, _POT_BITS),
+         Field("diff", 2 * n + _POT_BITS, _DIFF_BITS, bias=_DIFF_OFFSET)),
+        columns=("hand1", "hand2", "pot", "diff", "high1", "high2", "hand1_mask", "hand2_mask"),
+        text=(("hand1", "hand1"), ("hand2", "hand2"), ("pot", "pot"), ("diff", "diff")))
 
 
 def _check_reachable(n: int, k1: int, k2: int, pot: int, diff: int, ties: str) -> None:

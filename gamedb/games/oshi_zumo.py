@@ -33,16 +33,23 @@ from gamedb.jit import numba
 import numpy as np
 
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, layers_of,
-    parse_fields, parse_int, require_fields,
+    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Game, GameError, Keys, Param,
 )
+from gamedb.games.layout import Field, KeyLayout
+from gamedb.games.text import parse_fields, parse_int, require_fields
 
-_COIN_BITS = 10
-_POS_BITS = 8
-_POS_OFFSET = 128
-_POS_SHIFT = _COIN_BITS
-_COINS2_SHIFT = _COIN_BITS + _POS_BITS
-_ENDED_BIT = 2 * _COIN_BITS + _POS_BITS
+#: The key of ``OshiZumoState``, declared once; the kernels read the constants below it.
+_LAYOUT = KeyLayout(
+    "oshi_zumo-v1",
+    (Field("coins1", 0, 10), Field("pos", 10, 8, bias=128), Field("coins2", 18, 10),
+     Field("ended", 28, 1)),
+    columns=("coins1", "coins2", "pos"),
+    text=(("coins1", "coins1"), ("coins2", "coins2"), ("pos", "pos")))
+_COIN_BITS = _LAYOUT.field("coins1").width
+_POS_BITS = _LAYOUT.field("pos").width
+_POS_OFFSET = _LAYOUT.field("pos").bias  # type: ignore[union-attr]
+_POS_SHIFT = _LAYOUT.field("pos").offset  # type: ignore[union-attr]
+_COINS2_SHIFT = _LAYOUT.field("coins2").offset  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +77,7 @@ class OshiZumoState:
     """True once both players bid 0 (the game is over where the wrestler stands)."""
 
 
-class OshiZumo:
+class OshiZumo(Game[OshiZumoState]):
     """Oshi-Zumo with Buro's rules (see the module docstring)."""
 
     name: ClassVar[str] = "oshi_zumo"
@@ -81,26 +88,23 @@ class OshiZumo:
         Param("alesia", str, "false", "only pushing the wrestler off the field wins",
               choices=("false", "true")),
     )
+    layer_span: ClassVar[int | None] = None  # a move can spend any number of coins
+    state_type: ClassVar[type] = OshiZumoState
+    layout = _LAYOUT
 
     def __init__(self, coins: int = 50, size: int = 3, min_bid: int = 1, alesia: str = "false",
                  *, canonical_keys: bool = True):
+        super().__init__(canonical_keys, alesia=alesia, coins=coins, min_bid=min_bid, size=size)
         self.coins, self.size, self.min_bid = coins, size, min_bid
         self.alesia = alesia == "true"
-        self.canonical_keys = canonical_keys
-        self.spec = f"oshi_zumo(alesia={alesia},coins={coins},min_bid={min_bid},size={size})"
-        self.key_layout = "oshi_zumo-v1" + ("" if canonical_keys else "-raw")
-        self.layer_span = None  # a move can spend any number of coins
-        self.action_noun = "bid"
+        self.capabilities = Capabilities("bid", axes={
+            "coins1": (0, coins), "coins2": (0, coins), "pos": (-size - 1, size + 1)})
 
     # -- reference face ------------------------------------------------------------
 
     def initial(self) -> Distribution[OshiZumoState]:
         """Return the start: both hold every coin, the wrestler in the middle."""
         return [(1.0, OshiZumoState(self.coins, self.coins, 0))]
-
-    def chance(self, s: OshiZumoState) -> Distribution[OshiZumoState] | None:
-        """Return None: Oshi-Zumo has no chance nodes."""
-        return None
 
     def actions(self, s: OshiZumoState) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Return the bids each player may make (none once the game is over)."""
@@ -128,16 +132,11 @@ class OshiZumo:
         """Return the coins left in both purses."""
         return s.coins1 + s.coins2
 
-    def key(self, s: OshiZumoState) -> int:
-        """Encode a state without any reduction."""
-        return int(_encode(s.coins1, s.coins2, s.pos)) | int(s.ended) << _ENDED_BIT
-
     def decode(self, key: int) -> OshiZumoState:
         """Decode a key (a canonical key decodes to the stored, maybe swapped, position)."""
-        mask = (1 << _COIN_BITS) - 1
-        return OshiZumoState(key & mask, key >> _COINS2_SHIFT & mask,
-                             (key >> _POS_SHIFT & (1 << _POS_BITS) - 1) - _POS_OFFSET,
-                             bool(key >> _ENDED_BIT & 1))
+        fields = self.layout.decode(key)
+        return OshiZumoState(fields["coins1"], fields["coins2"], fields["pos"],
+                             bool(fields["ended"]))
 
     def canonical(self, s: OshiZumoState) -> Canonical:
         """Return the stored key of ``s``; bids are their own labels."""
@@ -168,10 +167,6 @@ class OshiZumo:
         return f"coins1={s.coins1} coins2={s.coins2} pos={s.pos}" + (" ended" * s.ended)
 
     # -- layer face ------------------------------------------------------------------
-
-    def layer_of(self, keys: Keys) -> Keys:
-        """Return the layer (coins left in both purses) of every key."""
-        return layers_of(keys)
 
     def expand(self, keys: Keys) -> Expansion:
         """Return the successors of a batch of keys that share one layer.
