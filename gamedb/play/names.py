@@ -30,8 +30,6 @@ Agents:
   support-random        uniform within the equilibrium's support
   best-response:AGENT   the exact best response to AGENT (any name above)"""
 
-_PRIZE_GAMES = ("goofspiel",)
-
 
 def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
     """Return the agent called ``name`` for ``game`` (see ``AGENT_NAMES``).
@@ -51,8 +49,8 @@ def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
         return simple[name]
     if name == "matching" or (match := re.fullmatch(r"level-(\d+)", name)):
         k = 1 if name == "matching" else int(match.group(1))  # type: ignore[union-attr]
-        if k and game.name not in _PRIZE_GAMES:
-            raise GameError(f"agent {name!r} needs a revealed prize (Goofspiel), not {game.name}")
+        if k and game.capabilities.prize_field is None:
+            raise GameError(f"agent {name!r} needs a revealed prize, which {game.name} has not")
         return LevelK(k)
     if match := re.fullmatch(r"bid-range-(\d+)-(\d+)", name):
         low, high = int(match.group(1)), int(match.group(2))
