@@ -108,7 +108,8 @@ class Goofspiel(Game[GoofspielState]):
         self.capabilities = Capabilities(
             "card", round_points=lambda s: s.prize + s.pot, prize_field="prize",
             independent_prizes=points_order == "random" and ties == "discard",
-            axes={"prize": (1, num_cards), "pot": (0, total), "diff": (-total, total)})
+            axes={"prize": (1, num_cards), **({"pot": (0, total)} if ties == "carry" else {}),
+                  **({"diff": (-total, total)} if returns_type == "win_loss" else {})})
 
     # -- reference face ------------------------------------------------------------
 

@@ -68,8 +68,7 @@ class Nim(Game[NimState]):
         self.heaps = _parse_heaps(heaps)
         super().__init__(canonical_keys, heaps="-".join(map(str, self.heaps)))
         self.layout = _layout(len(self.heaps))
-        self.capabilities = Capabilities("move", impartial=True, axes={
-            f"heap{i}": (0, h) for i, h in enumerate(self.heaps, start=1)})
+        self.capabilities = Capabilities("move", impartial=True)
 
     # -- reference face ------------------------------------------------------------
 

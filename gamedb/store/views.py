@@ -58,10 +58,7 @@ def view_ddl(game: Game[Any]) -> list[str]:
     if decoding is None:
         return []
     stages, public = decoding
-    source = "SELECT key, layer, value, gap FROM states"
-    for stage in stages:  # each stage may use the names of the stages before it
-        source = f"SELECT *, {', '.join(f'{expr} AS {name}' for name, expr in stage)}\n" \
-                 f"  FROM ({source})"
+    source = decoded_select(stages)
     columns = ", ".join(public)
     return [
         f"CREATE VIEW positions AS\nSELECT key, layer, position, {columns}, value, gap\n"
@@ -71,6 +68,14 @@ def view_ddl(game: Game[Any]) -> list[str]:
         f"       s.player, s.action, s.action AS {game.action_noun}, s.prob\n"
         f"FROM positions AS p JOIN strategies AS s ON s.key = p.key",
     ]
+
+
+def decoded_select(stages: Stages, source: str = "SELECT key, layer, value, gap FROM states") -> str:
+    """Return a SELECT of every column of ``stages`` (inner ones too) over ``source``."""
+    for stage in stages:  # each stage may use the names of the stages before it
+        source = f"SELECT *, {', '.join(f'{expr} AS {name}' for name, expr in stage)}\n" \
+                 f"  FROM ({source})"
+    return source
 
 
 def decoding_of(game: Game[Any]) -> tuple[Stages, list[str]] | None:
