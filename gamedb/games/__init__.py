@@ -23,6 +23,7 @@ from gamedb.games.goofspiel import Goofspiel
 from gamedb.games.jujitsu import Jujitsu
 from gamedb.games.nim import Nim
 from gamedb.games.oshi_zumo import OshiZumo
+from gamedb.games.raw import RawKeys
 from gamedb.games.tictoe import Tictoe
 
 GAMES: dict[str, type[Game[Any]]] = {cls.name: cls for cls in (Jujitsu, Goofspiel, OshiZumo, Nim, Tictoe)}
@@ -75,7 +76,8 @@ def load_game(spec: str, *, canonical_keys: bool = True) -> Game[Any]:
     'jujitsu(num_cards=3,ties=carry)'
     """
     name, params = parse_spec(spec)
-    return GAMES[name](**params, canonical_keys=canonical_keys)
+    game = GAMES[name](**params)
+    return game if canonical_keys else RawKeys(game)
 
 
 __all__ = ["GAMES", "Game", "GameError", "format_spec", "load_game", "parse_spec"]

@@ -182,17 +182,19 @@ class Game(Generic[S]):
     """Base class of every game family: the contracts in one place, the dull defaults.
 
     A family subclasses it, sets ``name``, ``params``, ``layer_span`` and
-    ``state_type``, calls ``super().__init__(canonical_keys, **params)`` and sets
-    ``layout`` (a ``KeyLayout``) and ``capabilities``; it writes ``initial``,
-    ``actions``, ``next``, ``value``, ``layer``, ``canonical``, ``parse_position`` and
-    ``format_position``, and may override the defaults below.
+    ``state_type``, calls ``super().__init__(**params)`` and sets ``layout`` (a
+    ``KeyLayout``) and ``capabilities``; it writes ``initial``, ``actions``, ``next``,
+    ``value``, ``layer``, ``canonical``, ``parse_position`` and ``format_position``, and
+    may override the defaults below. Its keys are canonical: ``games.raw.RawKeys``
+    keys every real position separately for any family (tests).
 
     Contracts (``tests/games/test_conformance.py`` checks them for every family):
 
     * **Keys** are non-negative ints with the layer in bits ``LAYER_SHIFT`` (48) and up
       and the fields of ``layout`` below, so keys sort by layer and a layer is a key
       range. ``decode(key)`` reads a key through ``layout``; ``key(s)`` encodes ``s``
-      without reduction and ``canonical(s).key`` is the stored key of its class.
+      without reduction and ``canonical(s).key`` is the stored key of its class;
+      ``raw_layout`` holds every real position apart (``RawKeys``).
     * **Layers** strictly decrease along every transition, by at most ``layer_span``
       (None: any), and ``layer_of(keys)`` is the layer of every key.
     * **Values** are player 1's payoffs: ``value(s)`` is None exactly for states that
@@ -215,17 +217,22 @@ class Game(Generic[S]):
     layout: KeyLayout
     """The key encoding, declared once (fields by name, see ``gamedb.games.layout``)."""
     capabilities: Capabilities
+    canonical_keys: bool = True
+    """Each equivalence class is stored once (False only for ``games.raw.RawKeys``)."""
 
-    def __init__(self, canonical_keys: bool = True, **params: Any):
-        self.canonical_keys = canonical_keys
-        """Store each equivalence class once; False keys every real position (tests)."""
+    def __init__(self, **params: Any):
         self.spec = format_spec(self.name, params)
         """The canonical spec, the game's identity in a file."""
 
     @property
+    def raw_layout(self) -> KeyLayout:
+        """The layout of unreduced keys (default ``layout``; see ``games.raw``)."""
+        return self.layout
+
+    @property
     def key_layout(self) -> str:
         """Names the key encoding; stored in every file and checked on open."""
-        return self.layout.name + ("" if self.canonical_keys else "-raw")
+        return self.layout.name
 
     @property
     def action_noun(self) -> str:

@@ -75,8 +75,8 @@ class Jujitsu(Game[JujitsuState]):
     layer_span: ClassVar[int | None] = 1  # every trick uses one card of each hand
     state_type: ClassVar[type] = JujitsuState
 
-    def __init__(self, num_cards: int = 8, ties: str = "carry", *, canonical_keys: bool = True):
-        super().__init__(canonical_keys, num_cards=num_cards, ties=ties)
+    def __init__(self, num_cards: int = 8, ties: str = "carry"):
+        super().__init__(num_cards=num_cards, ties=ties)
         self.num_cards = num_cards
         self.ties = ties
         self.layout = _layout(num_cards)
@@ -115,9 +115,6 @@ class Jujitsu(Game[JujitsuState]):
 
     def canonical(self, s: JujitsuState) -> Canonical:
         """Return the stored key of ``s`` and how real cards map to stored labels."""
-        if not self.canonical_keys:
-            identity = {c: c for c in cards(s.hand1 | s.hand2)}
-            return Canonical(self.key(s), False, (identity, identity))
         key, swapped = _canonical(s.hand1, s.hand2, s.pot, s.diff, self.num_cards)
         union = s.hand1 | s.hand2
         ranks = {card: rank for rank, card in enumerate(cards(union), start=1)}
@@ -151,7 +148,7 @@ class Jujitsu(Game[JujitsuState]):
         keys = np.asarray(keys, dtype=np.int64)
         k = int(self.layer_of(keys[:1])[0]) if len(keys) else 1
         row, col, succ, weight = _expand(keys, k, self.num_cards,
-                                         self.ties == "carry", self.canonical_keys)
+                                         self.ties == "carry")
         sizes = np.full(len(keys), k, np.int64)
         return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
 
@@ -218,7 +215,7 @@ def _canonical(h1, h2, pot, diff, n):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _expand(keys, k, n, carry, canonical):  # type: ignore[no-untyped-def]
+def _expand(keys, k, n, carry):  # type: ignore[no-untyped-def]
     B = keys.shape[0]
     hand = (1 << n) - 1
     row = np.empty((B, k), np.int64)
@@ -249,13 +246,10 @@ def _expand(keys, k, n, carry, canonical):  # type: ignore[no-untyped-def]
                 if k == 1:
                     succ[i, a, b, 0] = -1
                     weight[i, a, b, 0] = (d > 0) - (d < 0)
-                elif canonical:
+                else:
                     s, swapped = _canonical(n1, n2, p, d, n)
                     succ[i, a, b, 0] = s
                     weight[i, a, b, 0] = -1.0 if swapped else 1.0
-                else:
-                    succ[i, a, b, 0] = _encode(n1, n2, p, d, n)
-                    weight[i, a, b, 0] = 1.0
     return row, col, succ, weight
 
 

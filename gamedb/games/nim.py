@@ -64,9 +64,9 @@ class Nim(Game[NimState]):
     layer_span: ClassVar[int | None] = None  # a move can empty a whole heap
     state_type: ClassVar[type] = NimState
 
-    def __init__(self, heaps: str = "1-3-5-7", *, canonical_keys: bool = True):
+    def __init__(self, heaps: str = "1-3-5-7"):
         self.heaps = _parse_heaps(heaps)
-        super().__init__(canonical_keys, heaps="-".join(map(str, self.heaps)))
+        super().__init__(heaps="-".join(map(str, self.heaps)))
         self.layout = _layout(len(self.heaps))
         self.capabilities = Capabilities("move", impartial=True)
 
@@ -117,7 +117,7 @@ class Nim(Game[NimState]):
         """Return the stored key: the same heaps with player 1 to move."""
         acts1, acts2 = self.actions(s)
         labels = ({a: a for a in acts1}, {b: b for b in acts2})
-        swapped = self.canonical_keys and s.mover == 2
+        swapped = s.mover == 2
         stored = NimState(s.heaps, 1) if swapped else s
         return Canonical(self.key(stored), swapped, labels)
 

@@ -93,8 +93,8 @@ class OshiZumo(Game[OshiZumoState]):
     layout = _LAYOUT
 
     def __init__(self, coins: int = 50, size: int = 3, min_bid: int = 1, alesia: str = "false",
-                 *, canonical_keys: bool = True):
-        super().__init__(canonical_keys, alesia=alesia, coins=coins, min_bid=min_bid, size=size)
+                 ):
+        super().__init__(alesia=alesia, coins=coins, min_bid=min_bid, size=size)
         self.coins, self.size, self.min_bid = coins, size, min_bid
         self.alesia = alesia == "true"
         self.capabilities = Capabilities("bid", axes={
@@ -141,8 +141,6 @@ class OshiZumo(Game[OshiZumoState]):
     def canonical(self, s: OshiZumoState) -> Canonical:
         """Return the stored key of ``s``; bids are their own labels."""
         bids = ({b: b for b in self._bids(s.coins1)}, {b: b for b in self._bids(s.coins2)})
-        if not self.canonical_keys:
-            return Canonical(self.key(s), False, bids)
         key, swapped = _canonical(s.coins1, s.coins2, s.pos)
         return Canonical(int(key), bool(swapped), bids)
 
@@ -178,11 +176,11 @@ class OshiZumo(Game[OshiZumoState]):
         keys = np.asarray(keys, dtype=np.int64)
         layer = int(self.layer_of(keys[:1])[0]) if len(keys) else 0
         richer = min(layer, self.coins)  # canonical keys have coins2 <= coins1
-        poorer = min(layer // 2, self.coins) if self.canonical_keys else richer
+        poorer = min(layer // 2, self.coins)
         rows = max(1, richer - self.min_bid + 1)
         cols = max(1, poorer - self.min_bid + 1)
         n_rows, n_cols, row, col, succ, weight = _expand(
-            keys, rows, cols, self.size, self.min_bid, self.alesia, self.canonical_keys)
+            keys, rows, cols, self.size, self.min_bid, self.alesia)
         return Expansion(keys, n_rows, n_cols, row, col, succ, weight)
 
 
@@ -199,7 +197,7 @@ def _canonical(c1, c2, pos):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _expand(keys, rows, cols, size, min_bid, alesia, canonical):  # type: ignore[no-untyped-def]
+def _expand(keys, rows, cols, size, min_bid, alesia):  # type: ignore[no-untyped-def]
     B = keys.shape[0]
     n_rows = np.empty(B, np.int64)
     n_cols = np.empty(B, np.int64)
@@ -226,11 +224,8 @@ def _expand(keys, rows, cols, size, min_bid, alesia, canonical):  # type: ignore
                     weight[i, a, b, 0] = 1.0 if p > 0 else -1.0
                 elif (x == c1 and y == c2) or (x == 0 and y == 0):
                     weight[i, a, b, 0] = 0.0 if alesia else (p > 0) - (p < 0)
-                elif canonical:
+                else:
                     s, swapped = _canonical(c1 - x, c2 - y, p)
                     succ[i, a, b, 0] = s
                     weight[i, a, b, 0] = -1.0 if swapped else 1.0
-                else:
-                    succ[i, a, b, 0] = _encode(c1 - x, c2 - y, p)
-                    weight[i, a, b, 0] = 1.0
     return n_rows, n_cols, row, col, succ, weight

@@ -74,8 +74,8 @@ class Tictoe(Game[TictoeState]):
     layout = _LAYOUT
     capabilities = Capabilities("cell")
 
-    def __init__(self, *, canonical_keys: bool = True):
-        super().__init__(canonical_keys)
+    def __init__(self) -> None:
+        super().__init__()
 
     # -- reference face ------------------------------------------------------------
 
@@ -111,8 +111,6 @@ class Tictoe(Game[TictoeState]):
     def canonical(self, s: TictoeState) -> Canonical:
         """Return the smallest key over symmetries and player swap, with the cell map."""
         acts1, acts2 = self.actions(s)
-        if not self.canonical_keys:
-            return Canonical(self.key(s), False, ({a: a for a in acts1}, {b: b for b in acts2}))
         best: tuple[int, bool, tuple[int, ...]] | None = None
         for perm in _SYMMETRIES:
             x, o = _permute(s.x, perm), _permute(s.o, perm)
