@@ -88,8 +88,8 @@ def test_the_key_lookup_query_uses_the_key_gamedb_key_prints() -> None:
     assert f"WHERE key = {info.key}" in QUERIES["Q12"][1] and not info.swapped
     with open_db(JUJITSU) as db:
         entry = db.probe("hand1=2,7 hand2=4,8 pot=0 diff=-2")
-    ranks = info.actions[1]
-    assert {(p, ranks[a], prob) for p, s in entry.strategies.items() for a, prob in s.items()} \
+    assert {(p, info.actions[p][a], prob) for p, s in entry.strategies.items()
+            for a, prob in s.items()} \
         == set(_run("Q12"))
 
 

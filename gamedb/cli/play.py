@@ -7,19 +7,31 @@ import math
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from gamedb.cli._common import cli, table, user_errors, vars_of
-from gamedb.games import GameError, load_game
-from gamedb.play.names import AGENT_NAMES, make_agent
-from gamedb.play.plot import Axis, plot_heatmap, plot_strategy, slice_grid
-from gamedb.play.session import play_session
-from gamedb.play.tournament import Series, play_match, round_robin
-from gamedb.store import GameDB, open_db
+
+if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
+    from gamedb.play.tournament import Series
+    from gamedb.store import GameDB
 
 _DB = click.Path(path_type=Path)
+
+#: The names ``gamedb.play.names.make_agent`` understands (the epilog of match and
+#: tournament; here, so that their help need not import the library).
+AGENT_NAMES = """\b
+Agents:
+  equilibrium           the stored equilibrium (solved on the fly without a DB)
+  random                uniform over legal actions (= level-0)
+  highest, lowest       always the highest / lowest card or bid
+  matching              Goofspiel: bid the card equal to the prize (= level-1)
+  level-K               Goofspiel: level k bids ((prize + k - 2) mod n) + 1
+  bid-range-L-H         Oshi-Zumo: uniform bid in L..min(H, coins)
+  two-else-one          Oshi-Zumo: bid 2 if you have 2 coins, else 1
+  support-random        uniform within the equilibrium's support
+  best-response:AGENT   the exact best response to AGENT (any name above)"""
 
 
 @cli.command(epilog=AGENT_NAMES)
@@ -42,6 +54,10 @@ def match(db_path: Path, agent1: str, agent2: str, exact: bool, games: int | Non
     """
     if exact and games:
         raise click.UsageError("--exact and --games exclude each other")
+    from gamedb.play.names import make_agent
+    from gamedb.play.tournament import play_match
+    from gamedb.store import open_db
+
     with open_db(db_path) as db:
         a, b = make_agent(agent1, db.game, db), make_agent(agent2, db.game, db)
         result = play_match(db.game, a, b, games=games, seed=seed)
@@ -68,6 +84,10 @@ def tournament(spec: str, agents: str, lengths: str, db_path: Path | None, simul
         gamedb tournament "goofspiel(num_cards=13,returns_type=point_difference)" \\
             --agents level-1,level-2,level-3,random --games 10,20,30,50
     """
+    from gamedb.play.names import make_agent
+    from gamedb.play.tournament import round_robin
+    from gamedb.store import open_db
+
     with ExitStack() as stack:
         db = stack.enter_context(open_db(db_path)) if db_path else None
         game = _game_for(spec, db)
@@ -93,6 +113,9 @@ def play(db_path: Path, seat: int, seed: int | None) -> None:
         gamedb play j6.sqlite --seat 2 --seed 7
         printf '6\\n5\\n?\\n4\\n3\\n2\\n1\\n' | gamedb play j6.sqlite
     """
+    from gamedb.play.session import play_session
+    from gamedb.store import open_db
+
     with open_db(db_path) as db:
         play_session(db, _read_line, click.echo, seat=seat, seed=seed)
 
@@ -108,15 +131,19 @@ def plot() -> None:
 @click.option("--output", "-o", required=True, help="FILE.png or FILE.svg")
 @user_errors
 def plot_strategy_command(db_path: Path, position: str, output: str) -> None:
-    """Draw both players' strategies at POSITION as bars.
+    """Draw both players' strategies at POSITION as bars (every legal action, 0 included).
 
     \b
     Example:
         gamedb plot strategy oz.sqlite "coins1=10 coins2=10 pos=0" -o start.png
     """
+    from gamedb.play.plot import check_output, plot_strategy, strategy_bars
+    from gamedb.store import open_db
+
+    path = check_output(output)
     with open_db(db_path) as db:
-        path = plot_strategy(db.game.spec, db.probe(position), db.game.action_noun, output)
-    click.echo(f"wrote {path}")
+        bars = strategy_bars(db, position)
+    click.echo(f"wrote {plot_strategy(bars, path)}")
 
 
 @plot.command("heatmap")
@@ -136,15 +163,20 @@ def plot_heatmap_command(db_path: Path, x_axis: str, y_axis: str, fixed: tuple[s
     Example:
         gamedb plot heatmap oz.sqlite --x coins1 --y coins2 --fixed pos=0 --what prob:1 -o p1.png
     """
+    from gamedb.play.plot import Axis, check_output, plot_heatmap, slice_grid
+    from gamedb.store import open_db
+
+    path = check_output(output)
     with open_db(db_path) as db:
         high = int(getattr(db.game, "coins", getattr(db.game, "num_cards", 10)))
         grid = slice_grid(db, Axis.parse(x_axis, high), Axis.parse(y_axis, high),
                           " ".join(fixed), what)
-        path = plot_heatmap(grid, output)
-    click.echo(f"wrote {path}")
+    click.echo(f"wrote {plot_heatmap(grid, path)}")
 
 
 def _game_for(spec: str, db: GameDB | None) -> Any:
+    from gamedb.games import GameError, load_game
+
     game = load_game(spec)
     if db is not None and db.game.spec != game.spec:
         raise GameError(f"--db holds {db.game.spec}, not {game.spec}")
@@ -152,6 +184,8 @@ def _game_for(spec: str, db: GameDB | None) -> Any:
 
 
 def _lengths(text: str) -> list[int]:
+    from gamedb.games import GameError
+
     try:
         lengths = [int(part) for part in text.split(",")]
     except ValueError:

@@ -1,4 +1,4 @@
-"""Commands that make and check databases: games, build, verify, upgrade."""
+"""Commands that make and check databases: build, verify, upgrade."""
 
 from __future__ import annotations
 
@@ -6,31 +6,19 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from gamedb.build import CHUNK_SIZE, BuildReport, build
-from gamedb.cli._common import cli, progress_bar, signed, table, user_errors
-from gamedb.games import GAMES, GameError, load_game
-from gamedb.store import open_db
-from gamedb.store.migrate import backup_path, upgrade_file
-from gamedb.verify import VerifyReport, verify
+from gamedb.cli._common import cli, progress_bar, signed, table, user_errors, vars_of
 
-@cli.command()
-def games() -> None:
-    """List the game families and their parameters.
+if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
+    from gamedb.build import BuildReport
+    from gamedb.verify import VerifyReport
 
-    \b
-    Example:
-        gamedb games
-    """
-    for name, cls in sorted(GAMES.items()):
-        click.echo(f"{name}")
-        for p in cls.params:
-            extra = "|".join(p.choices) if p.choices else f"{p.low}..{p.high}"
-            click.echo(f"  {p.name:<14} {extra:<28} {p.doc} (default: {p.default})")
-
+#: ``gamedb.build.CHUNK_SIZE``, written out so that ``build --help`` need not import the
+#: solver (tests/test_cli_startup.py checks that the two agree).
+_CHUNK_SIZE = 32_768
 
 def default_db_path(spec: str) -> Path:
     """Return ``data/<spec>.sqlite`` with the spec written as a file name.
@@ -56,22 +44,27 @@ def _usable_cpus() -> int:
               type=click.IntRange(1, 64),
               help="Processes expanding and solving big layers in parallel (small games "
                    "never start them).")
-@click.option("--chunk-size", default=CHUNK_SIZE, show_default=True,
+@click.option("--chunk-size", default=_CHUNK_SIZE, show_default=True,
               type=click.IntRange(1, 10_000_000), help="States per transaction.")
 @click.option("--values-only", is_flag=True,
               help="Store values, not strategies (huge builds; strategies are then "
                    "solved on demand from the stored successor values).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--json", "as_json", is_flag=True, help="Print the final report as JSON.")
 @user_errors
 def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int,
-                  values_only: bool, quiet: bool) -> None:
+                  values_only: bool, quiet: bool, as_json: bool) -> None:
     """Solve every reachable position of SPEC into a SQLite database.
 
     \b
     Example:
         gamedb build "jujitsu(num_cards=8)"
         gamedb build "jujitsu(num_cards=13)" --db j13.sqlite --workers 2
+        gamedb build "nim(heaps=1-3-5-7)" --db nim.sqlite --quiet --json
     """
+    from gamedb.build import build
+    from gamedb.games import load_game
+
     game = load_game(spec)
     path = db_path or default_db_path(game.spec)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -84,7 +77,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         click.echo(f"interrupted: every finished chunk is saved in {path}; "
                    "run the same command to resume", err=True)
         raise SystemExit(130) from None
-    click.echo(_format_report(report))
+    click.echo(json.dumps(vars_of(report)) if as_json else _format_report(report))
 
 
 def _format_report(report: BuildReport) -> str:
@@ -115,6 +108,9 @@ def verify_command(db_path: Path, sample: int | None, exact: bool, seed: int,
         gamedb verify data/jujitsu_num_cards=8_ties=carry.shipped.sqlite --exact
         gamedb verify big.sqlite --sample 100000
     """
+    from gamedb.games import GameError
+    from gamedb.verify import verify
+
     if exact and sample is None and _count_states(db_path) > EXACT_LIMIT:
         raise GameError(f"--exact on more than {EXACT_LIMIT:,} positions would take hours; "
                         "add --sample N")
@@ -148,6 +144,8 @@ EXACT_LIMIT = 50_000
 
 
 def _count_states(path: Path) -> int:
+    from gamedb.store import open_db
+
     with open_db(path) as db:
         return db.info().done
 
@@ -162,6 +160,8 @@ def upgrade_command(db_path: Path) -> None:
     Example:
         gamedb upgrade old.sqlite
     """
+    from gamedb.store.migrate import backup_path, upgrade_file
+
     before, after = upgrade_file(db_path)
     click.echo(f"{db_path}: schema {before} -> {after} (backup: {backup_path(db_path, before)})"
                if before != after else f"{db_path}: already at schema {after}")

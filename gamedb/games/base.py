@@ -217,6 +217,8 @@ class Game(Generic[S]):
     layout: KeyLayout
     """The key encoding, declared once (fields by name, see ``gamedb.games.layout``)."""
     capabilities: Capabilities
+    rules: ClassVar[str] = ""
+    """The rules in words, every position field and example commands (``gamedb rules``)."""
     canonical_keys: bool = True
     """Each equivalence class is stored once (False only for ``games.raw.RawKeys``)."""
 
@@ -250,6 +252,10 @@ class Game(Generic[S]):
     def actions(self, s: S) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Return (player 1's, player 2's) actions; the player not on move passes (0)."""
         raise NotImplementedError
+
+    def action_name(self, s: S, player: int, action: int) -> str:
+        """Name an action for people (default: its label, e.g. the card itself)."""
+        return str(action)
 
     def next(self, s: S, a: int, b: int) -> Distribution[S]:
         """Return the successors of the joint action (a, b), chance folded in."""
@@ -339,6 +345,22 @@ def reference_expand(game: Game[Any], keys: Keys) -> Expansion:
     return out
 
 
+def named_actions(game: Game[S], s: S) -> dict[int, dict[int, str]]:
+    """Return each player's legal actions at ``s`` with their names for people.
+
+    A finished game and a position before a chance draw have none (nobody moves there).
+
+    >>> from gamedb.games import load_game
+    >>> game = load_game("tictoe")
+    >>> named_actions(game, game.parse_position("board=X... mover=2"))
+    {1: {0: 'pass'}, 2: {1: '1', 2: '2', 3: '3'}}
+    """
+    if game.value(s) is not None or game.chance(s) is not None:
+        return {1: {}, 2: {}}
+    return {p: {a: game.action_name(s, p, a) for a in acts}
+            for p, acts in zip((1, 2), game.actions(s))}
+
+
 def _outcomes(game: Game[Any], dist: Distribution[Any]) -> list[tuple[int, float]]:
     """Merge a distribution into sorted (canonical key or TERMINAL, weight) pairs."""
     merged: dict[int, float] = {}
@@ -389,5 +411,5 @@ def _empty_expansion(keys: Keys, R: int, C: int, K: int) -> Expansion:
 __all__ = [
     "LAYER_SHIFT", "TERMINAL", "Canonical", "Capabilities", "Distribution", "Expansion", "Game",
     "GameError", "Keys", "Param", "Root", "StateKey", "format_spec", "layer_bounds", "layers_of",
-    "reference_expand", "root_of", "successor_table",
+    "named_actions", "reference_expand", "root_of", "successor_table",
 ]

@@ -32,6 +32,7 @@ class RawKeys(Game[S]):
         self.name, self.params, self.spec = game.name, game.params, game.spec  # type: ignore[misc]
         self.layer_span, self.state_type = game.layer_span, game.state_type  # type: ignore[misc]
         self.layout, self.capabilities = game.raw_layout, game.capabilities
+        self.rules = game.rules  # type: ignore[misc]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.game, name)  # the family's parameters: num_cards, heaps, ...
@@ -49,6 +50,9 @@ class RawKeys(Game[S]):
 
     def actions(self, s: S) -> tuple[tuple[int, ...], tuple[int, ...]]:
         return self.game.actions(s)
+
+    def action_name(self, s: S, player: int, action: int) -> str:
+        return self.game.action_name(s, player, action)
 
     def next(self, s: S, a: int, b: int) -> Distribution[S]:
         return self.game.next(s, a, b)

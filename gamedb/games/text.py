@@ -56,10 +56,12 @@ def require_fields(fields: Mapping[str, str], required: Sequence[str], optional:
     """Raise ``GameError`` for missing or unknown fields."""
     missing = [f for f in required if f not in fields]
     unknown = [f for f in fields if f not in required and f not in optional]
+    if unknown:  # named first: a misspelt field is also a missing one
+        also = f" (and position is missing {', '.join(missing)})" if missing else ""
+        raise GameError(f"unknown field(s) {', '.join(unknown)}{also}; "
+                        f"expected {', '.join([*required, *optional])}")
     if missing:
         raise GameError(f"position is missing {', '.join(missing)}")
-    if unknown:
-        raise GameError(f"unknown field(s) {', '.join(unknown)}; expected {', '.join([*required, *optional])}")
 
 
 def parse_int(fields: Mapping[str, str], name: str) -> int:

@@ -69,6 +69,18 @@ def test_every_kernel_key_is_its_declared_fields_and_decodes_to_its_state(
 
 
 @pytest.mark.parametrize("spec", ALL_SPECS)
+def test_the_raw_wrapper_answers_like_the_game_but_for_keys(spec: str) -> None:
+    game, raw = load_game(spec), load_game(spec, canonical_keys=False)
+    assert (raw.spec, raw.rules, raw.capabilities, raw.params) == (
+        game.spec, game.rules, game.capabilities, game.params)
+    assert raw.key_layout == game.key_layout + "-raw" and not raw.canonical_keys
+    state = game.initial()[0][1]
+    assert [[raw.action_name(state, p, a) for a in acts]
+            for p, acts in zip((1, 2), raw.actions(state))] == [
+        [game.action_name(state, p, a) for a in acts] for p, acts in zip((1, 2), game.actions(state))]
+
+
+@pytest.mark.parametrize("spec", ALL_SPECS)
 def test_the_capability_record_names_real_position_fields(spec: str) -> None:
     game = load_game(spec)
     caps = game.capabilities
