@@ -133,7 +133,7 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
                                             _ORDERS.index(points_order))
         total = num_cards * (num_cards + 1) // 2
         self.capabilities = Capabilities(
-            "card", round_points=lambda s: s.prize + s.pot, prize_field="prize",
+            "card", round_points=_stake, prize_field="prize",
             independent_prizes=points_order == "random" and ties == "discard",
             axes={"prize": (1, num_cards), **({"pot": (0, total)} if ties == "carry" else {}),
                   **({"diff": (-total, total)} if returns_type == "win_loss" else {})})
@@ -272,6 +272,10 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
         row, col, succ, weight = _expand(keys, k, self._layout)
         sizes = np.full(len(keys), k, np.int64)
         return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
+
+
+def _stake(s: GoofspielState) -> int:
+    return s.prize + s.pot
 
 
 def _layout(n: int, carry: bool, win_loss: bool, order: int) -> tuple[KeyLayout, np.ndarray]:

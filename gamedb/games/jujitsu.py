@@ -105,7 +105,7 @@ Example: three tricks into a 6-card game, player 1 one trick ahead
         self.ties = ties
         self.layout = _layout(num_cards)
         self.capabilities = Capabilities(
-            "card", round_points=lambda s: 1 + s.pot,
+            "card", round_points=_tricks_at_stake,
             axes={"pot": (0, num_cards), "diff": (-num_cards, num_cards)})
 
     # -- reference face ------------------------------------------------------------
@@ -175,6 +175,10 @@ Example: three tricks into a 6-card game, player 1 one trick ahead
                                          self.ties == "carry")
         sizes = np.full(len(keys), k, np.int64)
         return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
+
+
+def _tricks_at_stake(s: JujitsuState) -> int:
+    return 1 + s.pot
 
 
 def _layout(n: int) -> KeyLayout:
