@@ -39,6 +39,19 @@ def _run(name: str) -> list[tuple]:
         return conn.execute(sql).fetchall()
 
 
+_DIAGRAM = re.compile(r"^`([a-z_]+\([^`]*\))` \(([a-z_]+-v\d+)\):\n\n```text\n(.*?)\n```", re.S | re.M)
+
+
+def test_format_md_draws_every_family_s_key_as_its_declaration_does() -> None:
+    from gamedb.games import GAMES, load_game
+
+    drawn = _DIAGRAM.findall((DOCS / "format.md").read_text())
+    assert {spec.partition("(")[0] for spec, _, _ in drawn} == set(GAMES)
+    for spec, layout, diagram in drawn:
+        game = load_game(spec)
+        assert (game.spec, game.key_layout, game.layout.diagram()) == (spec, layout, diagram)
+
+
 def test_queries_md_has_at_least_ten_queries_each_with_a_file() -> None:
     text = (DOCS / "queries.md").read_text()
     assert len(QUERIES) >= 10 and len(QUERIES) == text.count("```sql")

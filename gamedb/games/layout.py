@@ -27,8 +27,8 @@ Field kinds:
 >>> lay.sql_stages()[0]
 [('hand1_mask', 'key & 7'), ('diff', '(key >> 3 & 15) - 8')]
 >>> print(lay.diagram())
-| layer | 0... | diff + 8 (4 bits) | hand1 (3 bits) |
-^ bit 48       ^ bit 3             ^ bit 0
+| layer  | 0... | diff + 8 (4 bits) | hand1 (3 bits) |
+^ bit 48        ^ bit 3             ^ bit 0
 """
 
 from __future__ import annotations
@@ -237,22 +237,21 @@ class KeyLayout:
         """Draw the bit layout, most significant field first (the docs' diagram)."""
         stored = sorted((f for f in self.fields if not isinstance(f, Constant)),
                         key=lambda f: -f.offset)
-        labels = ["layer", "0..."] + [_label(f) for f in stored]
-        marks = [(0, f"bit {LAYER_SHIFT}")] + [(2 + i, f"bit {f.offset}")
-                                              for i, f in enumerate(stored)]
-        top = "| " + " | ".join(labels) + " |"
-        starts = [top.index(label) - 2 for label in labels]
-        bottom = ""
-        for i, mark in marks:
-            bottom = bottom.ljust(starts[i]) + "^ " + mark
+        gap = ["0..."] if stored and stored[0].offset + stored[0].width < LAYER_SHIFT else []
+        cells = [("layer", f"^ bit {LAYER_SHIFT}"), *((g, "") for g in gap),
+                 *((_label(f), f"^ bit {f.offset}") for f in stored)]
+        top, bottom = "|", ""
+        for label, mark in cells:  # a mark sits under the bar that opens its cell
+            bottom = bottom.ljust(len(top) - 1) + mark
+            top += f" {label.ljust(len(mark) - 2)} |"
         return top + "\n" + bottom
 
 
 def _label(f: Field | Ternary) -> str:
-    name = "+".join(f.names) if isinstance(f, Ternary) else f.name
+    name = " & ".join(f.names) + " in base 3" if isinstance(f, Ternary) else f.name
     bias = f" + {f.bias}" if isinstance(f, Field) and f.bias > 0 else (
         f" - {-f.bias}" if isinstance(f, Field) and f.bias < 0 else "")
-    return f"{name}{bias} ({f.width} bits)"
+    return f"{name}{bias} ({f.width} bit{'s' if f.width > 1 else ''})"
 
 
 def _card_list(mask: str, n: int) -> str:
