@@ -28,7 +28,7 @@ from typing import ClassVar
 from gamedb.jit import numba
 import numpy as np
 
-from gamedb.bits import Mask, cards, compress, full, mask_of, popcount, without
+from gamedb.bits import Mask, cards, full, mask_of, popcount, without
 from gamedb.games.base import (
     LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Game, GameError, Keys, Param,
 )
