@@ -243,7 +243,7 @@ class Game(Generic[S]):
 
     def decode(self, key: StateKey) -> S:
         """Decode a key through ``layout`` (a canonical key gives its representative)."""
-        state: S = self.state_type(**self.layout.decode(key))
+        state: S = self.layout.decoder(self.state_type)(key)
         return state
 
     def canonical(self, s: S) -> Canonical:

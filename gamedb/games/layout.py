@@ -33,7 +33,8 @@ Field kinds:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -189,6 +190,7 @@ class KeyLayout:
                   default=0)
         if top > LAYER_SHIFT:
             raise ValueError(f"{self.name} needs {top} bits below the layer; {LAYER_SHIFT} fit")
+        object.__setattr__(self, "_decoders", {})
 
     def field(self, name: str) -> KeyField:
         """Return the field called ``name``."""
@@ -196,11 +198,18 @@ class KeyLayout:
 
     def decode(self, key: int) -> dict[str, int]:
         """Return every field of ``key`` by name."""
-        layer = key >> LAYER_SHIFT
-        out: dict[str, int] = {}
-        for f in self.fields:
-            out.update(f.read(key, layer))
-        return out
+        return self.decoder(dict)(key)  # type: ignore[no-any-return]
+
+    def decoder(self, make: Callable[..., Any]) -> Callable[[int], Any]:
+        """Return a function ``key -> make(field=value, ...)``, generated once per ``make``.
+
+        The plain fields become one expression each (as fast as a hand-written decoder);
+        the other kinds are read through their ``read``.
+        """
+        cache: dict[Any, Callable[[int], Any]] = self._decoders  # type: ignore[attr-defined]
+        if make not in cache:
+            cache[make] = _generate_decoder(self.fields, make)
+        return cache[make]
 
     def encode(self, values: Mapping[str, int], layer: int) -> int:
         """Return the key of ``values`` (every field by name) in ``layer``."""
@@ -245,6 +254,33 @@ class KeyLayout:
             bottom = bottom.ljust(len(top) - 1) + mark
             top += f" {label.ljust(len(mark) - 2)} |"
         return top + "\n" + bottom
+
+
+def _generate_decoder(fields: tuple[KeyField, ...], make: Callable[..., Any]) -> Callable[[int], Any]:
+    """Write ``decode(key)`` as Python source: one expression per field, passed to
+    ``make`` by position when its parameters name exactly the fields (the fastest
+    call), else by keyword."""
+    other = tuple(f for f in fields if not isinstance(f, Field))
+    lines = [f"    o{i} = other[{i}].read(key, key >> {LAYER_SHIFT})" for i in range(len(other))]
+    exprs = {f.name: f"((key >> {f.offset}) & {f.mask}) - {f.bias}"
+             for f in fields if isinstance(f, Field)}
+    for i, f in enumerate(other):
+        exprs |= {name: f"o{i}[{name!r}]" for name in f.read(0, 0)}
+    order = _parameters(make)
+    args = ([exprs[name] for name in order] if order is not None and set(order) == set(exprs)
+            else [f"{name}={expr}" for name, expr in exprs.items()])
+    namespace: dict[str, Any] = {"make": make, "other": other}
+    exec("def decode(key):\n" + "".join(line + "\n" for line in lines)
+         + f"    return make({', '.join(args)})\n", namespace)
+    return namespace["decode"]  # type: ignore[no-any-return]
+
+
+def _parameters(make: Callable[..., Any]) -> list[str] | None:
+    """The parameter names of a dataclass or a plain function, in order (else None)."""
+    if dataclasses.is_dataclass(make):
+        return [f.name for f in dataclasses.fields(make)]
+    code = getattr(make, "__code__", None)
+    return list(code.co_varnames[:code.co_argcount]) if code is not None else None
 
 
 def _label(f: Field | Ternary) -> str:

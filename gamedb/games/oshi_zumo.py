@@ -158,9 +158,8 @@ Example: 50 coins each at the start, now 17 against 34 with the wrestler at 3
 
     def decode(self, key: int) -> OshiZumoState:
         """Decode a key (a canonical key decodes to the stored, maybe swapped, position)."""
-        fields = self.layout.decode(key)
-        return OshiZumoState(fields["coins1"], fields["coins2"], fields["pos"],
-                             bool(fields["ended"]))
+        state: OshiZumoState = self.layout.decoder(_state)(key)
+        return state
 
     def canonical(self, s: OshiZumoState) -> Canonical:
         """Return the stored key of ``s``; bids are their own labels."""
@@ -206,6 +205,10 @@ Example: 50 coins each at the start, now 17 against 34 with the wrestler at 3
         n_rows, n_cols, row, col, succ, weight = _expand(
             keys, rows, cols, self.size, self.min_bid, self.alesia)
         return Expansion(keys, n_rows, n_cols, row, col, succ, weight)
+
+
+def _state(coins1: int, coins2: int, pos: int, ended: int) -> OshiZumoState:
+    return OshiZumoState(coins1, coins2, pos, bool(ended))
 
 
 @numba.njit(cache=True)
