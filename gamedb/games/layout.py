@@ -2,13 +2,13 @@
 
 A key is a non-negative int64: the layer in bits ``LAYER_SHIFT`` (48) and up, the
 game's fields below. A game declares its fields here, once, as a ``KeyLayout``; from
-the declaration come the Python decoder (``KeyLayout.decode``), the encoder of
-unreduced keys (``KeyLayout.encode``), the SQL views' decoding expressions
-(``KeyLayout.sql_stages``, read by ``gamedb.store.views``), the docs diagram
-(``KeyLayout.diagram``) and the plain data a standard-library reader can use
-(``KeyLayout.as_data``). The numba kernels read module-level ints that the game derives
-from (or feeds into) the same declaration, and the conformance tests check the kernels'
-keys against it.
+the declaration come the Python decoder (``KeyLayout.decoder``, generated source, as
+fast as a hand-written one), the encoder of unreduced keys (``KeyLayout.encode``), the
+SQL views' decoding expressions (``KeyLayout.sql_stages``, read by
+``gamedb.store.views``; the standard-library reader ``gamedb/probe.py`` decodes through
+those views) and the docs diagram (``KeyLayout.diagram``). The numba kernels read
+module-level ints that the game derives from (or feeds into) the same declaration, and
+the conformance tests check the kernels' keys against it.
 
 Field kinds:
 
@@ -235,12 +235,6 @@ class KeyLayout:
         parts = [f"'{' ' if i else ''}{label}=' || {column}"
                  for i, (label, column) in enumerate(self.text)]
         return " || ".join(parts)
-
-    def as_data(self) -> dict[str, Any]:
-        """Return the declaration as plain JSON-able data (for readers without gamedb)."""
-        fields = [{"kind": type(f).__name__.lower(), **{
-            k: getattr(f, k) for k in f.__slots__}} for f in self.fields]  # type: ignore[union-attr]
-        return {"name": self.name, "layer_shift": LAYER_SHIFT, "fields": fields}
 
     def diagram(self) -> str:
         """Draw the bit layout, most significant field first (the docs' diagram)."""
