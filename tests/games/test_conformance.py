@@ -2,7 +2,8 @@
 
 A family added to ``GAMES`` must add a small spec here; then it is checked like all
 others: keys round-trip through ``decode``/``canonical`` and hold their layer, every key
-the layer face makes is exactly its declared fields (``KeyLayout``), the capability
+the layer face makes is exactly its declared fields (``KeyLayout``), the SQL views of
+a small build (canonical and raw) decode every key like Python, the capability
 record names real position fields, every distribution sums to 1, layers strictly
 decrease along random playouts, and playouts end in a finite payoff.
 """
@@ -11,12 +12,15 @@ from __future__ import annotations
 
 import math
 import random
+import sqlite3
 
 import pytest
 
 from gamedb.games import GAMES, load_game
 from gamedb.games.base import layers_of, reference_expand, successor_table
+from gamedb.games.layout import Constant, Field, Ternary
 from gamedb.solver.backward import enumerate_layers
+from gamedb.store.views import decoded_select, decoding_of
 
 SMALL_SPECS = {
     "jujitsu": ["jujitsu(num_cards=5)", "jujitsu(num_cards=5,ties=discard)"],
@@ -66,6 +70,26 @@ def test_every_kernel_key_is_its_declared_fields_and_decodes_to_its_state(
             assert game.canonical(state).key == key
             if not canonical:
                 assert game.key(state) == key
+
+
+@pytest.mark.parametrize("canonical", [True, False], ids=["canonical", "raw"])
+@pytest.mark.parametrize("spec", ALL_SPECS)
+def test_the_sql_views_decode_every_declared_field_like_the_python_decoder(
+        built, spec: str, canonical: bool) -> None:  # type: ignore[no-untyped-def]
+    game = load_game(spec, canonical_keys=canonical)
+    stages, _ = decoding_of(game)
+    with sqlite3.connect(built(spec, canonical_keys=canonical)) as conn:
+        cursor = conn.execute(decoded_select(stages))
+        names = [d[0] for d in cursor.description]
+        rows = [dict(zip(names, row)) for row in cursor]
+    columns = {f.name: f.column for f in game.layout.fields if isinstance(f, (Field, Constant))}
+    columns |= {name: f"{name}_mask" for f in game.layout.fields if isinstance(f, Ternary)
+                for name in f.names}
+    assert rows
+    for row in rows:
+        assert {name: row[column] for name, column in columns.items()} == \
+            game.layout.decode(row["key"])
+        assert row["position"] == game.format_position(game.decode(row["key"]))
 
 
 @pytest.mark.parametrize("spec", ALL_SPECS)

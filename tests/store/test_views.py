@@ -14,8 +14,7 @@ from gamedb.cli import cli
 from gamedb.games import load_game
 from gamedb.store import SchemaOutOfDate, StoreError, open_db
 from gamedb.store.migrate import alembic_config, upgrade_file
-from gamedb.games.layout import Constant, Field, Ternary
-from gamedb.store.views import decoded_select, decoding_of, view_ddl
+from gamedb.store.views import view_ddl
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 OLD_FILE = ASSETS / "jujitsu_num_cards=4_ties=carry.schema-0001.sqlite"
@@ -48,24 +47,6 @@ def test_positions_view_decodes_every_key_like_the_game(built, spec: str, canoni
         for name in ("hand1", "hand2"):
             if name in fields:
                 assert fields[f"{name}_mask"] == getattr(state, name)
-
-
-@pytest.mark.parametrize("spec, canonical", SPECS, ids=[f"{s}-{c}" for s, c in SPECS])
-def test_every_declared_field_decodes_in_sql_like_the_python_decoder(
-        built, spec: str, canonical: bool) -> None:
-    game = load_game(spec, canonical_keys=canonical)
-    stages, _ = decoding_of(game)
-    with sqlite3.connect(built(spec, canonical_keys=canonical)) as conn:
-        cursor = conn.execute(decoded_select(stages))
-        names = [d[0] for d in cursor.description]
-        rows = [dict(zip(names, row)) for row in cursor]
-    columns = {f.name: f.column for f in game.layout.fields if isinstance(f, (Field, Constant))}
-    columns |= {name: f"{name}_mask" for f in game.layout.fields if isinstance(f, Ternary)
-                for name in f.names}
-    assert rows
-    for row in rows:
-        expected = game.layout.decode(row["key"])
-        assert {name: row[column] for name, column in columns.items()} == expected
 
 
 def test_position_strategies_name_the_action_after_the_game() -> None:
