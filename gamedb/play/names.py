@@ -18,7 +18,6 @@ from gamedb.play.equilibrium import Equilibrium, SupportRandom
 from gamedb.play.evaluate import BestResponse
 from gamedb.store import GameDB
 
-_PRIZE_GAMES = ("goofspiel",)
 
 
 def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
@@ -39,8 +38,8 @@ def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
         return simple[name]
     if name == "matching" or (match := re.fullmatch(r"level-(\d{1,9})", name)):
         k = 1 if name == "matching" else int(match.group(1))  # type: ignore[union-attr]
-        if k and game.name not in _PRIZE_GAMES:
-            raise GameError(f"agent {name!r} needs a revealed prize (Goofspiel), not {game.name}")
+        if k and game.capabilities.prize_field is None:
+            raise GameError(f"agent {name!r} needs a revealed prize, which {game.name} has not")
         return LevelK(k)
     if match := re.fullmatch(r"bid-range-(\d{1,9})-(\d{1,9})", name):
         low, high = int(match.group(1)), int(match.group(2))

@@ -220,4 +220,4 @@ def _checked_meta(path: Path, game: Game[Any]) -> dict[str, Any]:
 
 
 def _params(game: Game[Any]) -> dict[str, Any]:
-    return {p.name: getattr(game, p.name) for p in type(game).params}  # type: ignore[attr-defined]
+    return {p.name: getattr(game, p.name) for p in game.params}
