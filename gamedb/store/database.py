@@ -31,7 +31,7 @@ from gamedb.games import GameError, load_game
 from gamedb.games.base import TERMINAL, Game, layer_bounds, shown
 from gamedb.store import schema
 from gamedb.store.codec import decode, encode, no_gc
-from gamedb.store.engine import read_meta, readonly_engine, writable_engine
+from gamedb.store.engine import BuildProgress, read_meta, readonly_engine, writable_engine
 from gamedb.store.errors import DamagedFile, NotSolved, SpecMismatch
 from gamedb.store.views import VIEWS, view_ddl
 from gamedb.store.migrate import check_schema
@@ -80,6 +80,8 @@ class DBInfo:
     root_value: float | None
     layers: list[LayerInfo]
     meta: dict[str, Any]
+    progress: BuildProgress | None = None
+    """A live (unfinished) build's progress as of its last chunk."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,7 +329,8 @@ class GameDB:
                               f"positions solved, meta says {self.meta.get('states'):,} "
                               "in a complete file")
         return DBInfo(str(self.path), self.meta["spec"], status, states, done,
-                      self.meta.get("root_value"), layers, dict(self.meta))
+                      self.meta.get("root_value"), layers, dict(self.meta),
+                      BuildProgress.from_meta(self.meta.get("progress")))
 
     def _checked_layer(self, *row: Any) -> LayerInfo:
         """Return one row of the ``layers`` table, or raise ``DamagedFile``."""

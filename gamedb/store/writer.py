@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ import gamedb
 from gamedb.games.base import Game, layer_bounds
 from gamedb.store import schema
 from gamedb.store.database import StoredRows, check_tables, game_for_meta
-from gamedb.store.engine import read_meta, readonly_engine, writable_engine, write_meta
+from gamedb.store.engine import BuildProgress, read_meta, readonly_engine, writable_engine, write_meta
 from gamedb.store.errors import DamagedFile, DiskFull, SpecMismatch
 from gamedb.store.lock import BuildLock
 from gamedb.store.migrate import check_schema, create_schema
@@ -136,7 +136,7 @@ class Writer:
         except Exception:  # a key no position has: the message must still come out
             return "(no position of this game)"
 
-    def write_chunks(self, chunks: list[ChunkRows], progress: dict[str, Any] | None = None) -> None:
+    def write_chunks(self, chunks: list[ChunkRows], progress: BuildProgress | None = None) -> None:
         """Store solved chunks (one or several small layers) and the progress in a
         single transaction.
 
@@ -159,7 +159,7 @@ class Writer:
                             (n, rows.seconds, max_gap, rows.layer))
             if progress is not None:
                 raw.execute("INSERT OR REPLACE INTO meta(name, value) VALUES ('progress', ?)",
-                            (json.dumps(progress),))
+                            (json.dumps(asdict(progress)),))
             raw.execute("COMMIT")
         except BaseException as exc:
             if raw.in_transaction:
