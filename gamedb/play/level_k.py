@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from gamedb.games import load_game
 from gamedb.games.base import Game
@@ -84,7 +85,8 @@ def _p_beats(mine: Sequence[int] | None, theirs: Sequence[int] | None, prize: in
     if mine is None and theirs is None:
         return (n - 1) / (2 * n)
     if mine is None:
-        return (n - theirs[prize - 1]) / n  # type: ignore[index]
+        assert theirs is not None  # both None returned above
+        return (n - theirs[prize - 1]) / n
     return (mine[prize - 1] - 1) / n
 
 
@@ -103,7 +105,7 @@ def _difference_distribution(n: int, f1: Sequence[int] | None,
     # Prizes in order 1..n; the uniform player's card for prize p is uniform over the
     # cards not yet assigned. Row ``mask`` of ``dist`` is the difference distribution
     # (times the probability) once the cards in ``mask`` went to prizes 1..|mask|.
-    dist = np.zeros((1 << n, 2 * total + 1))
+    dist: npt.NDArray[np.float64] = np.zeros((1 << n, 2 * total + 1))
     dist[0, total] = 1.0
     masks = np.arange(1 << n)
     popcounts = np.array([bin(m).count("1") for m in range(1 << n)])
@@ -113,7 +115,8 @@ def _difference_distribution(n: int, f1: Sequence[int] | None,
             sel = here[(here >> (c - 1) & 1) == 0]
             shift = flip * p * _sign(c - fixed[p - 1])
             dist[sel | 1 << (c - 1)] += np.roll(dist[sel], shift, axis=1) / (n - p + 1)
-    return dist[-1]
+    full: npt.NDArray[np.float64] = dist[-1]  # every card assigned
+    return full
 
 
 def _both_uniform(n: int) -> np.ndarray:

@@ -116,9 +116,19 @@ _META_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
 def _meta_value(path: Path, name: object, value: object) -> Any:
     """Parse one meta entry's JSON, or raise ``DamagedFile``."""
     try:
-        return json.loads(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise DamagedFile(path, f"meta {name!r} is not JSON: {shown(str(value), 40)}") from None
+        if isinstance(value, (str, bytes, bytearray)):
+            return json.loads(value)
+    except ValueError:
+        pass
+    raise DamagedFile(path, f"meta {name!r} is not JSON: {shown(str(value), 40)}")
+
+
+def sqlite_connection(conn: Connection) -> sqlite3.Connection:
+    """Return the ``sqlite3`` connection under ``conn`` (bulk statements, transactions)."""
+    raw = conn.connection.driver_connection
+    if not isinstance(raw, sqlite3.Connection):
+        raise TypeError(f"expected an sqlite3 connection, got {type(raw).__name__}")
+    return raw
 
 
 def write_meta(conn: Connection, values: dict[str, Any]) -> None:
