@@ -26,8 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gamedb.games import load_game
-from gamedb.games.base import Game
+from gamedb.games.base import Game, GameError
 from gamedb.play.agents import Agent, LevelK, Uniform
 from gamedb.play.results import MatchResult
 
@@ -146,20 +145,26 @@ def _sign(x: int) -> int:
     return (x > 0) - (x < 0)
 
 
-def level_k_table(n: int = 13, levels: Sequence[int] | None = None) -> dict[tuple[int, int], MatchResult]:
+def level_k_table(game: Game[Any], levels: Sequence[int] | None = None,
+                  ) -> dict[tuple[int, int], MatchResult]:
     """Return the exact result of level i (seat 1) against level j for every pair.
 
-    The game is ``goofspiel(num_cards=n, points_order=random, returns_type=
-    point_difference)``; payoffs and points are per game. Levels default to 0..n, the
-    n + 1 distinct patterns (level k + n plays like level k for k >= 1).
+    ``game`` has independent prizes (``capabilities.independent_prizes``), e.g. 13-card
+    Goofspiel with random prizes and point-difference returns; payoffs and points are
+    per game. Levels default to 0..n, the n + 1 distinct patterns (level k + n plays
+    like level k for k >= 1).
+
+    Raises:
+        GameError: the game's rounds are not independent (no closed form).
     """
-    game = load_game(f"goofspiel(num_cards={n},returns_type=point_difference)")
-    levels = list(range(n + 1)) if levels is None else list(levels)
-    table = {}
-    for i in levels:
-        for j in levels:
+    if not game.capabilities.independent_prizes:
+        raise GameError(f"{game.spec}: the level-k table needs independent prizes")
+    n: int = getattr(game, "num_cards")
+    order, table = range(n + 1) if levels is None else levels, {}
+    for i in order:
+        for j in order:
             result = prize_match(game, LevelK(i), LevelK(j))
-            assert result is not None
+            assert result is not None  # independent prizes: the closed form applies
             table[i, j] = result
     return table
 
