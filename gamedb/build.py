@@ -13,7 +13,7 @@ the file what is done and continues, and a finished file is left alone.
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -30,6 +30,7 @@ from gamedb.solver.backward import (
 from gamedb.solver.matrix_game import TOLERANCE
 from gamedb.store.codec import encode
 from gamedb.store.writer import ChunkRows, Writer
+from gamedb.workers import Workers
 
 #: States per transaction: large enough for fast bulk writes, small enough to lose little.
 CHUNK_SIZE = 32_768
@@ -107,20 +108,20 @@ def _enumerate(game: Game[Any], workers: int) -> dict[int, Keys]:
         return enumerate_layers(game)
     global _ENUMERATED_GAME
     _ENUMERATED_GAME = game  # inherited by the forked workers
-    pools: list[Any] = []
+    pools: list[Workers] = []
 
     def map_batches(parts: list[Keys]) -> Iterator[Keys]:
         if len(parts) <= 1:
             return map(_successors_in_worker, parts)
         if not pools:
-            pools.append(multiprocessing.get_context("fork").Pool(workers))
-        return pools[0].imap(_successors_in_worker, parts)  # type: ignore[no-any-return]
+            pools.append(Workers(workers))
+        return pools[0].imap(_successors_in_worker, parts)
 
     try:
         return enumerate_layers(game, map_batches)
     finally:
         for pool in pools:
-            pool.terminate()
+            pool.stop()
         _ENUMERATED_GAME = None
 
 
@@ -149,22 +150,23 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, w
         old_keys, old_values = writer.layer_values(layer)
         todo = np.setdiff1d(keys, old_keys, assume_unique=True)
         new_keys, new_values = [old_keys], [old_values]
-        for rows, fell_back in _solve_chunks(game, layer, todo, table, workers, chunk_size,
-                                             values_only):
-            new_keys.append(rows.keys)
-            new_values.append(rows.values)
-            solved, fallbacks = solved + len(rows.keys), fallbacks + fell_back
-            rate = solved / max(time.perf_counter() - start, 1e-9)
-            progress = {"layer": layer, "layer_done": sum(map(len, new_keys)),
-                        "layer_states": len(keys), "done": finished + solved, "total": total,
-                        "rate": round(rate, 1), "updated": time.time(),
-                        "eta_seconds": round((total - finished - solved) / rate, 1)}
-            pending.append(rows)
-            if sum(len(p.keys) for p in pending) >= chunk_size:
-                writer.write_chunks(pending, progress)
-                pending = []
-            if on_progress is not None:
-                on_progress(finished + solved, total)
+        with contextlib.closing(_solve_chunks(game, layer, todo, table, workers, chunk_size,
+                                              values_only)) as chunks:  # stops the workers
+            for rows, fell_back in chunks:
+                new_keys.append(rows.keys)
+                new_values.append(rows.values)
+                solved, fallbacks = solved + len(rows.keys), fallbacks + fell_back
+                rate = solved / max(time.perf_counter() - start, 1e-9)
+                progress = {"layer": layer, "layer_done": sum(map(len, new_keys)),
+                            "layer_states": len(keys), "done": finished + solved, "total": total,
+                            "rate": round(rate, 1), "updated": time.time(),
+                            "eta_seconds": round((total - finished - solved) / rate, 1)}
+                pending.append(rows)
+                if sum(len(p.keys) for p in pending) >= chunk_size:
+                    writer.write_chunks(pending, progress)
+                    pending = []
+                if on_progress is not None:
+                    on_progress(finished + solved, total)
         table.add(layer, np.concatenate(new_keys), np.concatenate(new_values))
     if pending:
         writer.write_chunks(pending, progress)
@@ -189,9 +191,11 @@ def _solve_chunks(game: Game[Any], layer: int, todo: Keys, table: ValueTable, wo
         return
     global _WORKER_STATE
     _WORKER_STATE = (game, layer, table, values_only)  # inherited by the forked workers
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        yield from pool.imap(_solve_chunk_in_worker, chunks)
-    _WORKER_STATE = None
+    try:
+        with Workers(workers) as pool:
+            yield from pool.imap(_solve_chunk_in_worker, chunks)
+    finally:
+        _WORKER_STATE = None
 
 
 _WORKER_STATE: tuple[Game[Any], int, ValueTable, bool] | None = None
