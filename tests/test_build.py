@@ -230,6 +230,63 @@ def test_a_full_disk_stops_the_build_cleanly_and_it_resumes_later(tmp_path: Path
     assert _dump(path) == _dump(reference)
 
 
+def test_a_full_disk_is_reported_as_full_even_when_the_closing_checkpoint_fails(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a real full disk the WAL checkpoint at close fails too (it grows the main file);
+    that second error used to replace the DiskFull message with "the file is damaged"."""
+    import gamedb.store.writer as writer_module
+    from gamedb.store.errors import DiskFull
+
+    def full(raw: sqlite3.Connection) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    def chunks_full(self, chunks, progress=None) -> None:  # type: ignore[no-untyped-def]
+        raise DiskFull(f"{self.path}: the disk is full; every finished chunk is saved: "
+                       "free some space and run the same command to resume")
+
+    path = tmp_path / "full.sqlite"
+    monkeypatch.setattr(writer_module, "_checkpoint", full)
+    monkeypatch.setattr(writer_module.Writer, "write_chunks", chunks_full)
+    with pytest.raises(DiskFull, match="disk is full.*resume"):
+        build("jujitsu(num_cards=6)", path, chunk_size=50)
+    monkeypatch.undo()
+    assert build("jujitsu(num_cards=6)", path).status == "complete"
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A real 400 KiB file system (tmpfs; needs the right to mount, else skipped)."""
+    import subprocess
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(mount)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_real_full_disk_says_so_in_one_line_and_the_build_resumes_after_space_is_freed(
+        small_disk: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    reference, path = tmp_path / "reference.sqlite", small_disk / "j8.sqlite"
+    command = [sys.executable, "-m", "gamedb", "build", "jujitsu(num_cards=8)", "--quiet",
+               "--chunk-size", "200", "--db"]
+    subprocess.run([*command, str(reference)], check=True, capture_output=True)
+    for _ in range(2):  # the first run fills the disk; a second one must say the same
+        full = subprocess.run([*command, str(path)], capture_output=True, text=True)
+        assert full.returncode == 1, full.stderr
+        lines = full.stderr.strip().splitlines()
+        assert len(lines) == 1 and "the disk is full" in lines[0], full.stderr
+        assert "run the same command to resume" in lines[0] and "damaged" not in lines[0]
+    subprocess.run(["mount", "-o", "remount,size=8m", str(small_disk)], check=True)
+    subprocess.run([*command, str(path)], check=True, capture_output=True)
+    assert _dump(path) == _dump(reference)
+
+
 def test_build_killed_before_its_schema_was_committed_resumes(tmp_path: Path) -> None:
     path = tmp_path / "j4.sqlite"
     with sqlite3.connect(path) as conn:  # what a kill right after opening leaves behind
