@@ -287,6 +287,58 @@ def test_a_real_full_disk_says_so_in_one_line_and_the_build_resumes_after_space_
     assert _dump(path) == _dump(reference)
 
 
+def _journal_mode(path: Path) -> str:
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        return str(conn.execute("PRAGMA journal_mode").fetchone()[0])
+
+
+def test_a_finished_build_leaves_one_file_in_rollback_mode_that_readers_leave_alone(
+        tmp_path: Path) -> None:
+    import hashlib
+    import subprocess
+    import sys
+    path = tmp_path / "j6.sqlite"
+    build("jujitsu(num_cards=6)", path)
+    assert _journal_mode(path) == "delete"  # WAL while building only
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["j6.sqlite"]
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    with open_db(path) as db:
+        db.info()
+        db.probe("start")
+    for args in (["info", str(path)], ["show", str(path), "start"]):
+        subprocess.run([sys.executable, "-m", "gamedb", *args], check=True, capture_output=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["j6.sqlite"]  # no -wal, no -shm
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+
+
+def test_a_finished_build_is_readable_from_a_read_only_directory(tmp_path: Path) -> None:
+    """A real read-only mount (root ignores permission bits); skipped without mount."""
+    import subprocess
+    import sys
+    built_dir, read_only = tmp_path / "built", tmp_path / "ro"
+    built_dir.mkdir()
+    read_only.mkdir()
+    build("jujitsu(num_cards=5)", built_dir / "j5.sqlite")
+    build("jujitsu(num_cards=4)", built_dir / "old.sqlite")
+    with sqlite3.connect(built_dir / "old.sqlite") as conn:  # as older gamedb left files
+        conn.execute("PRAGMA journal_mode=WAL")
+    if subprocess.run(["mount", "--bind", "-o", "ro", str(built_dir), str(read_only)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot bind-mount read-only here")
+    try:
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(read_only)], check=False)
+        with pytest.raises(OSError):
+            (read_only / "probe").write_text("x")  # the mount really is read-only
+        for args in (["info", "j5.sqlite"], ["show", "j5.sqlite", "start"],
+                     ["info", "old.sqlite"], ["show", "old.sqlite", "start"]):
+            done = subprocess.run([sys.executable, "-m", "gamedb", *args], cwd=read_only,
+                                  capture_output=True, text=True)
+            assert done.returncode == 0 and done.stderr == "", done.stderr
+    finally:
+        subprocess.run(["umount", str(read_only)], check=False)
+    assert sorted(p.name for p in built_dir.iterdir()) == ["j5.sqlite", "old.sqlite"]
+
+
 def test_build_killed_before_its_schema_was_committed_resumes(tmp_path: Path) -> None:
     path = tmp_path / "j4.sqlite"
     with sqlite3.connect(path) as conn:  # what a kill right after opening leaves behind

@@ -153,7 +153,23 @@ class Writer:
         with _full_disk_said(self.path), _transaction(self._raw):
             write_meta(self._conn, {**values, "status": "complete"})
             self._raw.execute("DELETE FROM meta WHERE name = 'progress'")
+        self._leave_wal()
         self.meta = read_meta(self._conn, self.path)
+
+    def _leave_wal(self) -> None:
+        """Switch a finished file to the rollback journal: one file, readable from a
+        read-only directory, and readers leave no ``-wal``/``-shm`` files behind.
+
+        No VACUUM: a build only appends, so it frees nothing (8-card Goofspiel: 182 MB
+        before and after, 1.5 s on a 20 s build).
+        """
+        try:
+            with _full_disk_said(self.path):
+                _checkpoint(self._raw)
+                self._raw.execute("PRAGMA journal_mode=DELETE")
+        except sqlite3.OperationalError as exc:  # a reader holds it: stays WAL, still fine
+            if "locked" not in str(exc):
+                raise
 
     def close(self) -> None:
         """Checkpoint the WAL and release the file and its lock."""
