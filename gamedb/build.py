@@ -14,6 +14,7 @@ the file what is done and continues, and a finished file is left alone.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from gamedb.estimate import check_fits, estimate
 from gamedb.games import load_game
 from gamedb.games.base import Game, Keys, root_of
 from gamedb.solver.backward import (
@@ -59,7 +61,8 @@ class BuildReport:
 def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
           chunk_size: int = CHUNK_SIZE, on_progress: Progress | None = None,
           values_only: bool = False,
-          on_stage: Callable[[str], None] | None = None) -> BuildReport:
+          on_stage: Callable[[str], None] | None = None,
+          max_memory: int | None = None) -> BuildReport:
     """Solve every reachable position of ``game`` into the SQLite file ``path``.
 
     Args:
@@ -74,15 +77,23 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         on_stage: called with a short description when the build enters a phase
             (enumerating, solving, finalising): the enumeration of a big game takes
             minutes before any state is solved.
+        max_memory: refuse (``WontFit``, before anything is enumerated) a build whose
+            estimated peak memory exceeds this many bytes (``gamedb.estimate``).
     """
     stage = on_stage or (lambda text: None)
     game = load_game(game) if isinstance(game, str) else game
     start = time.perf_counter()
+    fits = functools.partial(_refuse_if_too_big, game, workers, values_only, max_memory)
+    existed = Path(path).exists()
+    if not existed:
+        fits()  # refused before the file exists: nothing is left behind
     writer = Writer(Path(path), game, {"tolerance": TOLERANCE, "kernel": "numba-simplex"},
                     values_only=values_only)
     try:
         if writer.complete:
             return _report(writer, game, 0, 0.0, 0)
+        if existed:
+            fits()
         stage("enumerating positions")
         layers = _enumerate(game, workers)
         writer.ensure_layers({k: len(v) for k, v in layers.items()})
@@ -99,6 +110,12 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         return _report(writer, game, solved, time.perf_counter() - start, fallbacks)
     finally:
         writer.close()
+
+
+def _refuse_if_too_big(game: Game[Any], workers: int, values_only: bool,
+                       max_memory: int | None) -> None:
+    if max_memory is not None:
+        check_fits(estimate(game, workers=workers, values_only=values_only), max_memory)
 
 
 def _enumerate(game: Game[Any], workers: int) -> dict[int, Keys]:

@@ -11,7 +11,8 @@ from typing import Any
 import click
 
 from gamedb.build import CHUNK_SIZE, BuildReport, build
-from gamedb.cli._common import cli, progress_bar, signed, table, user_errors
+from gamedb.cli._common import cli, progress_bar, signed, table, user_errors, vars_of
+from gamedb.estimate import Estimate, available_memory, duration, estimate, size
 from gamedb.games import GAMES, GameError, load_game
 from gamedb.store import open_db
 from gamedb.store.migrate import backup_path, upgrade_file
@@ -62,29 +63,55 @@ def _usable_cpus() -> int:
               help="Store values, not strategies (huge builds; strategies are then "
                    "solved on demand from the stored successor values).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--estimate", "only_estimate", is_flag=True,
+              help="Print the positions, memory, disk and time the build would take; "
+                   "build nothing.")
+@click.option("--force", is_flag=True,
+              help="Build even if the estimated memory exceeds the memory available.")
+@click.option("--json", "as_json", is_flag=True, help="With --estimate: print JSON.")
 @user_errors
 def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int,
-                  values_only: bool, quiet: bool) -> None:
+                  values_only: bool, quiet: bool, only_estimate: bool, force: bool,
+                  as_json: bool) -> None:
     """Solve every reachable position of SPEC into a SQLite database.
+
+    A build that would need more memory than this machine has available is refused
+    up front with its estimate (--force builds anyway).
 
     \b
     Example:
         gamedb build "jujitsu(num_cards=8)"
         gamedb build "jujitsu(num_cards=13)" --db j13.sqlite --workers 2
+        gamedb build "goofspiel(num_cards=13)" --estimate
     """
     game = load_game(spec)
+    if only_estimate:
+        guess = estimate(game, workers=workers, values_only=values_only)
+        click.echo(json.dumps(vars_of(guess)) if as_json else _estimate_table(guess))
+        return
     path = db_path or default_db_path(game.spec)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with progress_bar(quiet, "states") as on_progress:
             report = build(game, path, workers=workers, chunk_size=chunk_size,
                            on_progress=on_progress, values_only=values_only,
-                           on_stage=on_progress.stage if on_progress else None)
+                           on_stage=on_progress.stage if on_progress else None,
+                           max_memory=None if force else available_memory())
     except KeyboardInterrupt:
         click.echo(f"interrupted: every finished chunk is saved in {path}; "
                    "run the same command to resume", err=True)
         raise SystemExit(130) from None
     click.echo(_format_report(report))
+
+
+def _estimate_table(guess: Estimate) -> str:
+    positions = (f"{guess.positions:,}" if guess.exact
+                 else f"about {guess.positions:.1e} (extrapolated from smaller sizes)")
+    available = available_memory()
+    rows = [("positions", positions), ("peak memory", size(guess.memory_bytes)),
+            ("disk", size(guess.disk_bytes)), ("time", duration(guess.seconds)),
+            ("memory available", size(available) if available is not None else "unknown")]
+    return f"{guess.spec}\n" + "\n".join(f"  {name:<17} {value}" for name, value in rows)
 
 
 def _format_report(report: BuildReport) -> str:
