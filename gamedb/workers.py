@@ -39,6 +39,10 @@ AHEAD = 2
 _PR_SET_PDEATHSIG = 1
 
 
+class WorkerDied(RuntimeError):
+    """A worker process was killed (by the out-of-memory killer, or by hand)."""
+
+
 class Workers:
     """``count`` forked processes mapping a function over items, results in order."""
 
@@ -113,8 +117,8 @@ def _receive(conn: Connection) -> tuple[int, bool, Any]:
     try:
         return conn.recv()  # type: ignore[no-any-return]
     except EOFError:
-        raise RuntimeError("a worker process died (out of memory?); run the same "
-                           "command to resume") from None
+        raise WorkerDied("a worker process died (killed, or out of memory?); every "
+                         "finished chunk is saved: run the same command to resume") from None
 
 
 def _feed(func: Callable[[Any], Any], tasks: list[Any],

@@ -201,3 +201,22 @@ def _shows(db: Path, query: str, timeout: float = 60) -> bool:
             pass  # not created yet
         time.sleep(0.01)
     return False
+
+
+@pytest.mark.slow
+def test_a_killed_worker_stops_the_build_in_one_line_and_it_resumes(
+        tmp_path: Path, reference: tuple[object, ...]) -> None:
+    db = tmp_path / "worker.sqlite"
+    run = Run(db, [*ARGS, "--quiet"])
+    assert _shows(db, STAGES["solving"]), "the build never started solving"
+    workers = _group(run.proc.pid) - {run.proc.pid}
+    assert workers, "no worker to kill"
+    os.kill(min(workers), signal.SIGKILL)  # what the out-of-memory killer does
+    code, lines = run.finish(timeout=30)
+    if code == 0:
+        pytest.skip("the build finished before the worker was killed")
+    assert code == 1 and len(lines) == 1 and "a worker process died" in lines[0], lines
+    assert "run the same command to resume" in lines[0]
+    assert not _gone(_group(run.proc.pid))
+    _resume(db)
+    assert _dump(db) == reference

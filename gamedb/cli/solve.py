@@ -17,6 +17,7 @@ from gamedb.games import GAMES, GameError, load_game
 from gamedb.store import open_db
 from gamedb.store.migrate import backup_path, upgrade_file
 from gamedb.verify import VerifyReport, verify
+from gamedb.workers import WorkerDied
 
 @cli.command()
 def games() -> None:
@@ -101,6 +102,8 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         click.echo(f"interrupted: every finished chunk is saved in {path}; "
                    "run the same command to resume", err=True)
         raise SystemExit(130) from None
+    except WorkerDied as exc:
+        raise click.ClickException(f"{path}: {exc}") from None
     click.echo(_format_report(report))
 
 
