@@ -26,6 +26,7 @@ import numpy as np
 from gamedb.estimate import check_fits, estimate
 from gamedb.games import load_game
 from gamedb.games.base import Game, Keys, root_of
+from gamedb.jit import needs_compiling
 from gamedb.solver.backward import (
     SolvedStates, ValueTable, batches, distinct_successors, enumerate_layers, solve_states,
 )
@@ -94,10 +95,13 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
             return _report(writer, game, 0, 0.0, 0)
         if existed:
             fits()
-        stage("enumerating positions")
+        enumerating, solving = _stage_texts(game)
+        stage(enumerating)
         layers = _enumerate(game, workers)
         writer.ensure_layers({k: len(v) for k, v in layers.items()})
-        stage("solving")
+        stage(solving)
+        if solving != "solving":  # the compiled solver is ready once the first chunk is in
+            on_progress = _before_first(on_progress, lambda: stage("solving"))
         solved, fallbacks, table = _solve_layers(game, layers, writer, workers=workers,
                                                  chunk_size=chunk_size, on_progress=on_progress,
                                                  values_only=values_only)
@@ -116,6 +120,30 @@ def _refuse_if_too_big(game: Game[Any], workers: int, values_only: bool,
                        max_memory: int | None) -> None:
     if max_memory is not None:
         check_fits(estimate(game, workers=workers, values_only=values_only), max_memory)
+
+
+#: Modules whose compiled (numba) functions every build runs, besides the game's own.
+SOLVER_MODULES = ("gamedb.solver.kernel", "gamedb.solver.hashing", "gamedb.solver.matrix_game",
+                  "gamedb.store.codec")
+COMPILING = " (compiling first, once: 10-20 s; cached afterwards)"
+
+
+def _stage_texts(game: Game[Any]) -> tuple[str, str]:
+    """Return the enumeration's and the solve's stage texts, saying which compiles first."""
+    return ("enumerating positions" + (COMPILING if needs_compiling(type(game).__module__) else ""),
+            "solving" + (COMPILING if needs_compiling(*SOLVER_MODULES) else ""))
+
+
+def _before_first(on_progress: Progress | None, first: Callable[[], None]) -> Progress:
+    """Return ``on_progress`` that calls ``first()`` once, before its first report."""
+    pending = [first]
+
+    def report(done: int, total: int) -> None:
+        while pending:
+            pending.pop()()
+        if on_progress is not None:
+            on_progress(done, total)
+    return report
 
 
 def _enumerate(game: Game[Any], workers: int) -> dict[int, Keys]:

@@ -8,11 +8,16 @@ none of these, and they cost more start-up than a whole small build. So those tw
 modules are loaded here once with ``scipy.linalg`` and ``cffi`` hidden; anything
 compiled later that needs BLAS (``np.dot``) still imports SciPy normally. Every gamedb
 module takes ``numba`` from here.
+
+`needs_compiling` tells whether a module's compiled functions are in numba's on-disk
+cache yet, so a long command can say that its first run compiles (once).
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import Any
 
 
 def _load_without(hidden: str, module: str) -> None:
@@ -33,4 +38,34 @@ _load_without("cffi", "numba.core.typing.cffi_utils")
 import numba  # noqa: E402
 from numba import njit  # noqa: E402
 
-__all__ = ["numba", "njit"]
+
+
+def needs_compiling(*modules: str) -> bool:
+    """Return True if a cached (``cache=True``) compiled function of ``modules`` has no
+    compiled version in numba's on-disk cache yet (first run, or its source changed).
+
+    Helpers inlined into their callers (``inline="always"``) are never cached on their
+    own and are skipped. A cache numba does not let us read counts as present.
+
+    >>> needs_compiling("gamedb.bits")   # no compiled functions at all
+    False
+    """
+    for name in modules:
+        module = importlib.import_module(name)
+        if any(_uncached(obj, name) for obj in vars(module).values()):
+            return True
+    return False
+
+
+def _uncached(obj: Any, module: str) -> bool:
+    if not isinstance(obj, numba.core.dispatcher.Dispatcher) or obj.__module__ != module:
+        return False
+    if obj.targetoptions.get("inline", "never") != "never":
+        return False
+    try:
+        return not obj._cache._cache_file._load_index()  # numba's cache index: {} when empty
+    except Exception:  # noqa: BLE001  (a numba without this layout, or no cache: unknown)
+        return False
+
+
+__all__ = ["needs_compiling", "numba", "njit"]

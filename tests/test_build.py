@@ -349,7 +349,6 @@ def test_build_killed_before_its_schema_was_committed_resumes(tmp_path: Path) ->
 
 def test_values_only_build_stores_the_same_values_and_solves_strategies_on_demand(
         built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from gamedb.play.equilibrium import probe
     from gamedb.store import SpecMismatch
     from gamedb.verify import verify
 
@@ -362,7 +361,7 @@ def test_values_only_build_stores_the_same_values_and_solves_strategies_on_deman
     assert report.ok and report.checked == 887 and report.max_exact_error <= 1e-9
     with open_db(lean) as db, open_db(full) as ref:
         for position in ("start", "hand1=1,3,5 hand2=2,4,6 pot=0 diff=2"):
-            entry, stored = probe(db, position), ref.probe(position)
+            entry, stored = db.probe(position), ref.probe(position)
             assert entry.value == stored.value
             for player in (1, 2):
                 assert sum(entry.strategies[player].values()) == pytest.approx(1.0, abs=1e-12)

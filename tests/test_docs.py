@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from gamedb.cli.solve import default_db_path
 from gamedb.probe import GameFile
 from gamedb.store import open_db
 from gamedb.store.export import key_info
@@ -88,8 +89,8 @@ def test_the_key_lookup_query_uses_the_key_gamedb_key_prints() -> None:
     assert f"WHERE key = {info.key}" in QUERIES["Q12"][1] and not info.swapped
     with open_db(JUJITSU) as db:
         entry = db.probe("hand1=2,7 hand2=4,8 pot=0 diff=-2")
-    ranks = info.actions[1]
-    assert {(p, ranks[a], prob) for p, s in entry.strategies.items() for a, prob in s.items()} \
+    assert {(p, info.actions[p][a], prob) for p, s in entry.strategies.items()
+            for a, prob in s.items()} \
         == set(_run("Q12"))
 
 
@@ -136,3 +137,28 @@ def test_shipped_files_pass_verify(name: str) -> None:
     report = verify(DATA / name)
     with open_db(DATA / name) as db:
         assert report.ok and report.checked == db.info().states
+
+
+def _readme_blocks(language: str) -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    return re.findall(rf"^```{language}\n(.*?)^```", text, re.S | re.M)
+
+
+@pytest.mark.parametrize("index", range(len(_readme_blocks("python"))))
+def test_the_readme_python_examples_run(index: int, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)  # the example writes its file where it runs
+    code = _readme_blocks("python")[index]
+    exec(compile(code, f"README.md python block {index + 1}", "exec"), {"__name__": "__readme__"})
+    assert capsys.readouterr().out.strip()  # it printed its answer
+    assert not any(p.suffix == ".sqlite" for p in DATA.iterdir() if not p.name.endswith(".shipped.sqlite"))
+
+
+def test_the_readme_opens_with_the_build_and_the_test_command_ci_runs() -> None:
+    first = _readme_blocks("sh")[0].splitlines()
+    build_line, test_line = (line for line in first if line and not line.startswith("#"))
+    shown = re.search(r'gamedb show "([^"]+)"', build_line)
+    assert 'gamedb build "jujitsu(num_cards=8)"' in build_line and shown
+    assert shown.group(1) == default_db_path("jujitsu(num_cards=8,ties=carry)").as_posix()
+    assert test_line.split(" && ")[-1] in (ROOT / ".ci" / "run").read_text().splitlines()

@@ -60,9 +60,9 @@ def test_estimate_prints_a_table_or_json_and_builds_nothing(tmp_path: Path) -> N
 
 def test_a_build_that_cannot_fit_is_refused_up_front_in_one_line(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import gamedb.cli.solve as solve_module
+    import gamedb.estimate as estimate_module
     db = tmp_path / "j8.sqlite"
-    monkeypatch.setattr(solve_module, "available_memory", lambda: 2**20)  # a 1 MiB machine
+    monkeypatch.setattr(estimate_module, "available_memory", lambda: 2**20)  # a 1 MiB machine
     result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=8)", "--db", str(db),
                                       "--quiet"])
     assert result.exit_code == 1 and "Traceback" not in result.output

@@ -3,6 +3,10 @@
 Every command parses its arguments, calls one library function and formats the result:
 a readable table by default, ``--json`` for programs. Library errors become one-line
 messages with exit status 1; usage errors exit with 2 (click's convention).
+
+The command modules import the library (numpy, numba, SQLAlchemy) inside the commands,
+never at the top: ``gamedb --help`` and every command's help then start in a tenth of
+the time (tests/test_cli_startup.py checks which modules help leaves loaded).
 """
 
 from __future__ import annotations
@@ -13,15 +17,8 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import click
-from tqdm import tqdm
-
-from gamedb.games import GameError
-from gamedb.store import NotSolved, StoreError
-from gamedb.store.errors import DATABASE_ERRORS, describe_database_error
-from gamedb.store.migrate import SchemaOutOfDate
 
 F = TypeVar("F", bound=Callable[..., Any])
-USER_ERRORS = (GameError, StoreError, NotSolved, SchemaOutOfDate)
 
 
 def user_errors(func: F) -> F:
@@ -30,32 +27,60 @@ def user_errors(func: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except USER_ERRORS as exc:
-            raise click.ClickException(str(exc)) from None
-        except OSError as exc:
-            where = f"{exc.filename}: " if exc.filename else ""
-            raise click.ClickException(f"{where}{exc.strerror or exc}") from None
-        except DATABASE_ERRORS as exc:
-            where = f"{kwargs['db_path']}: " if kwargs.get("db_path") else ""
-            raise click.ClickException(
-                f"{where}{describe_database_error(exc)} (the file is damaged or not a gamedb "
-                "database; rebuild it or restore a copy)") from None
+        except Exception as exc:
+            message = _user_error_message(exc, kwargs.get("db_path"))
+            if message is None:
+                raise
+            raise click.ClickException(message) from None
     return wrapper  # type: ignore[return-value]
 
 
-@click.group()
+def _user_error_message(exc: Exception, db_path: Any) -> str | None:
+    """Return the one-line message for a library error, None for a bug."""
+    # Imported here, not at the top: the command has loaded the library by now.
+    from gamedb.games import GameError
+    from gamedb.store import NotSolved, StoreError
+    from gamedb.store.errors import DATABASE_ERRORS, describe_database_error
+    from gamedb.store.migrate import SchemaOutOfDate
+
+    if isinstance(exc, (GameError, StoreError, NotSolved, SchemaOutOfDate)):
+        return str(exc)
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    if isinstance(exc, DATABASE_ERRORS):
+        where = f"{db_path}: " if db_path else ""
+        return (f"{where}{describe_database_error(exc)} (the file is damaged or not a "
+                "gamedb database; rebuild it or restore a copy)")
+    return None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gamedb")
 def cli() -> None:
     """Solve simultaneous-move zero-sum games exactly and keep the strategies in SQLite."""
 
 
 class _Bar:
-    """A tqdm bar driven by the library's ``on_progress(done, total)`` callbacks."""
+    """A tqdm bar driven by the library's ``on_progress(done, total)`` callbacks.
 
-    def __init__(self, unit: str):
-        self._bar = tqdm(unit=f" {unit}", unit_scale=True, dynamic_ncols=True, leave=False)
+    With ``warm_up`` the clock restarts at the first report: the first chunk of a build
+    carries the one-off compilation, which would otherwise make the rate and ETA absurd.
+    """
 
-    def __call__(self, done: int, total: int) -> None:
+    def __init__(self, unit: str, *, scale: bool = True, warm_up: bool = False):
+        from tqdm import tqdm  # ~60 ms: only when a bar is shown
+
+        self._bar = tqdm(unit=f" {unit}", unit_scale=scale, dynamic_ncols=True, leave=False)
+        self._warming = warm_up
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if self._warming:
+            self._warming = False
+            self._bar.reset(total=total)  # rate and ETA count from here
+            self._bar.n = self._bar.last_print_n = self._bar.initial = done
+            self._bar.refresh()
+            return
         self._bar.total = total
         self._bar.update(done - self._bar.n)
 
@@ -68,12 +93,17 @@ class _Bar:
 
 
 @contextmanager
-def progress_bar(quiet: bool, unit: str) -> Iterator[_Bar | None]:
-    """Yield a progress callback with rate and ETA (None when ``quiet``)."""
+def progress_bar(quiet: bool, unit: str, *, scale: bool = True,
+                 warm_up: bool = False) -> Iterator[_Bar | None]:
+    """Yield a progress callback with rate and ETA on stderr (None when ``quiet``).
+
+    ``scale`` writes big counts as 1.2k, 3.4M; ``warm_up`` starts the rate and ETA at
+    the first report (see `_Bar`).
+    """
     if quiet:
         yield None
         return
-    bar = _Bar(unit)
+    bar = _Bar(unit, scale=scale, warm_up=warm_up)
     try:
         yield bar
     finally:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from gamedb.cli._common import cli, signed, table, user_errors, vars_of
-from gamedb.play.equilibrium import probe
-from gamedb.store import Entry, open_db
-from gamedb.store.database import DBInfo
+
+if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
+    from gamedb.store import Entry
+    from gamedb.store.database import DBInfo
+
 
 @cli.command()
 @click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
@@ -22,8 +24,10 @@ def info(db_path: Path, as_json: bool) -> None:
 
     \b
     Example:
-        gamedb info data/jujitsu_num_cards=8_ties=carry.sqlite --json
+        gamedb info jujitsu_num_cards=8_ties=carry.sqlite --json
     """
+    from gamedb.store import open_db
+
     with open_db(db_path) as db:
         summary = db.info()
     click.echo(json.dumps(_info_json(summary), indent=2) if as_json else _info_table(summary))
@@ -56,36 +60,51 @@ def _info_table(info: DBInfo) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 @user_errors
 def show(db_path: Path, position: str, as_json: bool) -> None:
-    """Show a position's value and both players' optimal strategies.
+    """Show a position's value, both players' legal moves and optimal strategies.
 
     POSITION is space-separated name=value fields (cards as comma-separated lists, an
-    empty list as -), or the word start. In a values-only file the strategies are
-    solved on demand from the stored successor values.
+    empty list as -), or the word start; `gamedb rules FAMILY` explains the fields. Every
+    legal move is listed, those the equilibrium never plays with probability 0 (- marks
+    a move the player does not have). In a values-only file the strategies are solved
+    on demand from the stored successor values.
 
     \b
     Example:
         gamedb show j8.sqlite "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0"
         gamedb show j8.sqlite start --json
     """
+    from gamedb.games.base import named_actions
+    from gamedb.store import open_db
+
     with open_db(db_path) as db:
-        entry = probe(db, position)
-        spec, noun = db.game.spec, db.game.action_noun
-    click.echo(json.dumps(_entry_json(spec, entry)) if as_json else _entry_table(spec, entry, noun))
+        entry = db.probe(position)
+        game = db.game
+        actions = named_actions(game, game.parse_position(position))
+    click.echo(json.dumps(_entry_json(game.spec, entry, actions)) if as_json
+               else _entry_table(game.spec, entry, game.action_noun, actions))
 
 
-def _entry_json(spec: str, entry: Entry) -> dict[str, Any]:
+def _entry_json(spec: str, entry: Entry, actions: dict[int, dict[int, str]]) -> dict[str, Any]:
     strategy = {str(p): {str(a): prob for a, prob in sorted(s.items())}
                 for p, s in entry.strategies.items()}
     return {"spec": spec, "position": entry.position, "value": entry.value,
-            "strategy": strategy}
+            "strategy": strategy, "actions": {str(p): sorted(actions[p]) for p in (1, 2)}}
 
 
-def _entry_table(spec: str, entry: Entry, noun: str) -> str:
+def _entry_table(spec: str, entry: Entry, noun: str, actions: dict[int, dict[int, str]]) -> str:
     head = [f"{spec}", f"position  {entry.position}", f"value     {signed(entry.value)}"]
-    actions = sorted({a for s in entry.strategies.values() for a in s})
-    if not actions:
+    if not any(actions.values()):
         return "\n".join(head + ["(no moves here: the game is over or a chance draw is next)"])
-    rows = [(str(a), *(f"{entry.strategies[p].get(a, 0.0):.4f}" for p in (1, 2)))
-            for a in actions]
+    cells: dict[str, list[str]] = {}  # action name -> (player 1's, player 2's) probability
+    for player in (1, 2):
+        strategy = entry.strategies.get(player, {})
+        for action, name in actions[player].items():
+            cells.setdefault(name, ["-", "-"])[player - 1] = f"{strategy.get(action, 0.0):.4f}"
+    rows = [(name, *cells[name]) for name in sorted(cells, key=_numbers_first)]
     return "\n".join(head + [""]) + table((noun, "player 1", "player 2"), rows)
 
+
+def _numbers_first(name: str) -> tuple[bool, int, str]:
+    """Sort key of action names: numbers by value, then words such as ``pass``."""
+    number = name.lstrip("-").isdigit()
+    return not number, int(name) if number else 0, name

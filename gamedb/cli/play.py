@@ -7,73 +7,114 @@ import math
 import sys
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from gamedb.cli._common import cli, table, user_errors, vars_of
-from gamedb.games import GameError, load_game
-from gamedb.play.names import AGENT_NAMES, make_agent
-from gamedb.play.plot import Axis, plot_heatmap, plot_strategy, slice_grid
-from gamedb.play.session import play_session
-from gamedb.play.tournament import Series, play_match, round_robin
-from gamedb.store import GameDB, open_db
+from gamedb.cli._common import cli, progress_bar, table, user_errors, vars_of
+
+if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
+    from gamedb.play.tournament import Series
+    from gamedb.store import GameDB
 
 _DB = click.Path(path_type=Path)
 
+#: The names ``gamedb.play.names.make_agent`` understands (the epilog of match and
+#: tournament; here, so that their help need not import the library).
+AGENT_NAMES = """\b
+Agents:
+  equilibrium           the stored equilibrium (solved on the fly without a DB)
+  random                uniform over legal actions (= level-0)
+  highest, lowest       always the highest / lowest card or bid
+  matching              Goofspiel: bid the card equal to the prize (= level-1)
+  level-K               Goofspiel: level k bids ((prize + k - 2) mod n) + 1
+  bid-range-L-H         Oshi-Zumo: uniform bid in L..min(H, coins)
+  two-else-one          Oshi-Zumo: bid 2 if you have 2 coins, else 1
+  support-random        uniform within the equilibrium's support
+  best-response:AGENT   the exact best response to AGENT (any name above)"""
+
+
+_DB_OPTION = click.option("--db", "db_path", type=_DB,
+                          help="Database for the equilibrium agents, when the first argument "
+                               "is a SPEC (without one they solve on the fly: small games).")
+_QUIET = click.option("--quiet", is_flag=True, help="No progress bar on stderr.")
+
 
 @cli.command(epilog=AGENT_NAMES)
-@click.argument("db_path", metavar="DB", type=_DB)
+@click.argument("target", metavar="DB|SPEC")
 @click.argument("agent1")
 @click.argument("agent2")
+@_DB_OPTION
 @click.option("--exact", is_flag=True, help="Exact expected outcome (the default).")
 @click.option("--games", type=click.IntRange(1), help="Simulate this many games instead.")
 @click.option("--seed", type=int, help="Seed of the simulation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@_QUIET
 @user_errors
-def match(db_path: Path, agent1: str, agent2: str, exact: bool, games: int | None,
-          seed: int | None, as_json: bool) -> None:
+def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bool,
+          games: int | None, seed: int | None, as_json: bool, quiet: bool) -> None:
     """Play AGENT1 (player 1) against AGENT2: exact outcome, or a seeded simulation.
+
+    The game is a database file (DB) or a SPEC, as in tournament. Progress (positions
+    evaluated, or games played) goes to stderr.
 
     \b
     Example:
         gamedb match j6.sqlite equilibrium random
+        gamedb match "jujitsu(num_cards=6)" equilibrium random --db j6.sqlite
         gamedb match j6.sqlite equilibrium highest --games 1000 --seed 1 --json
     """
     if exact and games:
         raise click.UsageError("--exact and --games exclude each other")
-    with open_db(db_path) as db:
-        a, b = make_agent(agent1, db.game, db), make_agent(agent2, db.game, db)
-        result = play_match(db.game, a, b, games=games, seed=seed)
+    from gamedb.play.names import make_agent
+    from gamedb.play.tournament import play_match
+
+    with ExitStack() as stack:
+        game, db = _open_game(stack, target, db_path)
+        a, b = make_agent(agent1, game, db), make_agent(agent2, game, db)
+        unit = "games" if games else "positions"
+        with progress_bar(quiet, unit, scale=not games) as on_progress:
+            result = play_match(game, a, b, games=games, seed=seed, on_progress=on_progress)
     fields = vars_of(result)
     click.echo(json.dumps(fields) if as_json else "\n".join(
         f"{name:15} {_fmt(value)}" for name, value in fields.items()))
 
 
 @cli.command(epilog=AGENT_NAMES)
-@click.argument("spec")
+@click.argument("target", metavar="SPEC|DB")
 @click.option("--agents", required=True, help="Comma-separated agent names.")
 @click.option("--games", "lengths", default="10,20,30,50", show_default=True,
               help="Comma-separated series lengths.")
-@click.option("--db", "db_path", type=_DB, help="Database for the equilibrium agents.")
+@_DB_OPTION
 @click.option("--simulate", is_flag=True, help="Play seeded games instead of exact expectations.")
 @click.option("--seed", type=int, help="Seed of the simulation.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@_QUIET
 @user_errors
-def tournament(spec: str, agents: str, lengths: str, db_path: Path | None, simulate: bool,
-               seed: int | None) -> None:
-    """Run round robins of SPEC among the agents, one table per series length.
+def tournament(target: str, agents: str, lengths: str, db_path: Path | None, simulate: bool,
+               seed: int | None, as_json: bool, quiet: bool) -> None:
+    """Run round robins of the game among the agents, one table per series length.
+
+    The game is a SPEC or a database file (DB), as in match. Progress (pairings
+    played) goes to stderr.
 
     \b
     Example:
         gamedb tournament "goofspiel(num_cards=13,returns_type=point_difference)" \\
             --agents level-1,level-2,level-3,random --games 10,20,30,50
+        gamedb tournament j6.sqlite --agents equilibrium,random,highest --json
     """
+    from gamedb.play.names import make_agent
+    from gamedb.play.tournament import round_robin
+
     with ExitStack() as stack:
-        db = stack.enter_context(open_db(db_path)) if db_path else None
-        game = _game_for(spec, db)
+        game, db = _open_game(stack, target, db_path)
         players = [make_agent(name, game, db) for name in agents.split(",")]
-        series = round_robin(game, players, _lengths(lengths), seed=seed, simulate_games=simulate)
-    click.echo("\n\n".join(_series_table(s) for s in series))
+        with progress_bar(quiet, "pairings", scale=False) as on_progress:
+            series = round_robin(game, players, _lengths(lengths), seed=seed,
+                                 simulate_games=simulate, on_progress=on_progress)
+    click.echo(json.dumps([_series_json(s) for s in series]) if as_json
+               else "\n\n".join(_series_table(s) for s in series))
 
 
 @cli.command()
@@ -93,6 +134,9 @@ def play(db_path: Path, seat: int, seed: int | None) -> None:
         gamedb play j6.sqlite --seat 2 --seed 7
         printf '6\\n5\\n?\\n4\\n3\\n2\\n1\\n' | gamedb play j6.sqlite
     """
+    from gamedb.play.session import play_session
+    from gamedb.store import open_db
+
     with open_db(db_path) as db:
         play_session(db, _read_line, click.echo, seat=seat, seed=seed)
 
@@ -108,15 +152,19 @@ def plot() -> None:
 @click.option("--output", "-o", required=True, help="FILE.png or FILE.svg")
 @user_errors
 def plot_strategy_command(db_path: Path, position: str, output: str) -> None:
-    """Draw both players' strategies at POSITION as bars.
+    """Draw both players' strategies at POSITION as bars (every legal action, 0 included).
 
     \b
     Example:
         gamedb plot strategy oz.sqlite "coins1=10 coins2=10 pos=0" -o start.png
     """
+    from gamedb.play.plot import check_output, plot_strategy, strategy_bars
+    from gamedb.store import open_db
+
+    path = check_output(output)
     with open_db(db_path) as db:
-        path = plot_strategy(db.game.spec, db.probe(position), db.game.action_noun, output)
-    click.echo(f"wrote {path}")
+        bars = strategy_bars(db, position)
+    click.echo(f"wrote {plot_strategy(bars, path)}")
 
 
 @plot.command("heatmap")
@@ -136,15 +184,38 @@ def plot_heatmap_command(db_path: Path, x_axis: str, y_axis: str, fixed: tuple[s
     Example:
         gamedb plot heatmap oz.sqlite --x coins1 --y coins2 --fixed pos=0 --what prob:1 -o p1.png
     """
+    from gamedb.play.plot import Axis, check_output, plot_heatmap, slice_grid
+    from gamedb.store import open_db
+
+    path = check_output(output)
     with open_db(db_path) as db:
         high = int(getattr(db.game, "coins", getattr(db.game, "num_cards", 10)))
         grid = slice_grid(db, Axis.parse(x_axis, high), Axis.parse(y_axis, high),
                           " ".join(fixed), what)
-        path = plot_heatmap(grid, output)
-    click.echo(f"wrote {path}")
+    click.echo(f"wrote {plot_heatmap(grid, path)}")
+
+
+def _open_game(stack: ExitStack, target: str, db_path: Path | None) -> tuple[Any, GameDB | None]:
+    """Return the game and database of a first argument that is a DB file or a SPEC.
+
+    A SPEC takes its database from ``--db`` (optional); a DB file is the database, and
+    ``--db`` may only repeat it.
+    """
+    from gamedb.games import GAMES
+    from gamedb.store import open_db
+
+    if not Path(target).exists() and ("(" in target or target in GAMES):
+        db = stack.enter_context(open_db(db_path)) if db_path else None
+        return _game_for(target, db), db
+    if db_path is not None and Path(target).resolve() != db_path.resolve():
+        raise click.UsageError(f"two databases: {target} and --db {db_path}; give one")
+    db = stack.enter_context(open_db(Path(target)))
+    return db.game, db
 
 
 def _game_for(spec: str, db: GameDB | None) -> Any:
+    from gamedb.games import GameError, load_game
+
     game = load_game(spec)
     if db is not None and db.game.spec != game.spec:
         raise GameError(f"--db holds {db.game.spec}, not {game.spec}")
@@ -152,6 +223,8 @@ def _game_for(spec: str, db: GameDB | None) -> Any:
 
 
 def _lengths(text: str) -> list[int]:
+    from gamedb.games import GameError
+
     try:
         lengths = [int(part) for part in text.split(",")]
     except ValueError:
@@ -188,6 +261,12 @@ def _series_table(series: Series) -> str:
     return "\n".join([head, table(("agent", "for", "against", "diff", "wins", "draws",
                                    "losses", "beat"), rows), "",
                       "points difference, row vs column:", table(("", *names), grid)])
+
+
+def _series_json(series: Series) -> dict[str, Any]:
+    return {"games": series.games, "exact": series.exact,
+            "standings": [vars_of(s) for s in series.standings],
+            "pairs": [vars_of(p) for p in series.pairs]}
 
 
 def _num(x: float) -> str:

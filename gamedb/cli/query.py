@@ -7,12 +7,14 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from gamedb.cli._common import cli, progress_bar, table, user_errors
-from gamedb.store.export import KeyInfo, export, key_info, run_query, ship
+
+if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
+    from gamedb.store.export import KeyInfo
 
 
 @cli.command()
@@ -34,6 +36,8 @@ def sql(db_path: Path, query: str, as_json: bool, as_csv: bool) -> None:
     """
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
+    from gamedb.store.export import run_query
+
     with run_query(db_path, query) as (columns, rows):
         if as_json:
             _echo_json(columns, rows)
@@ -73,6 +77,8 @@ def key(spec: str, position: str, as_json: bool) -> None:
         gamedb key "jujitsu(num_cards=8)" "hand1=2,7 hand2=4,8 pot=0 diff=-2"
         gamedb key "oshi_zumo(coins=50)" "coins1=17 coins2=34 pos=3" --json
     """
+    from gamedb.store.export import key_info
+
     info = key_info(spec, position)
     click.echo(json.dumps(_key_json(info)) if as_json else _key_table(info))
 
@@ -114,6 +120,8 @@ def export_command(db_path: Path, fmt: str, output: Path | None, quiet: bool) ->
         gamedb export j8.sqlite --format csv --output j8.csv
         gamedb export j8.sqlite | head -3
     """
+    from gamedb.store.export import export
+
     out = open(output, "w", newline="") if output else sys.stdout
     try:
         with progress_bar(quiet or output is None, "positions") as on_progress:
@@ -140,6 +148,8 @@ def ship_command(db_path: Path) -> None:
     Example:
         gamedb ship data/jujitsu_num_cards=8_ties=carry.shipped.sqlite
     """
+    from gamedb.store.export import ship
+
     report = ship(db_path)
     click.echo(f"{report.sha256}  {Path(report.path).name}")
     click.echo(f"{report.path}: shipped, {report.size:,} bytes", err=True)

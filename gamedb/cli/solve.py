@@ -1,4 +1,4 @@
-"""Commands that make and check databases: games, build, verify, upgrade."""
+"""Commands that make and check databases: build, verify, upgrade."""
 
 from __future__ import annotations
 
@@ -6,41 +6,30 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from gamedb.build import CHUNK_SIZE, BuildReport, build
 from gamedb.cli._common import cli, progress_bar, signed, table, user_errors, vars_of
-from gamedb.estimate import Estimate, available_memory, duration, estimate, size
-from gamedb.games import GAMES, GameError, load_game
-from gamedb.store import open_db
-from gamedb.store.migrate import backup_path, upgrade_file
-from gamedb.verify import VerifyReport, verify
-from gamedb.workers import WorkerDied
 
-@cli.command()
-def games() -> None:
-    """List the game families and their parameters.
+if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
+    from gamedb.build import BuildReport
+    from gamedb.estimate import Estimate
+    from gamedb.verify import VerifyReport
 
-    \b
-    Example:
-        gamedb games
-    """
-    for name, cls in sorted(GAMES.items()):
-        click.echo(f"{name}")
-        for p in cls.params:
-            extra = "|".join(p.choices) if p.choices else f"{p.low}..{p.high}"
-            click.echo(f"  {p.name:<14} {extra:<28} {p.doc} (default: {p.default})")
-
+#: ``gamedb.build.CHUNK_SIZE``, written out so that ``build --help`` need not import the
+#: solver (tests/test_cli_startup.py checks that the two agree).
+_CHUNK_SIZE = 32_768
 
 def default_db_path(spec: str) -> Path:
-    """Return ``data/<spec>.sqlite`` with the spec written as a file name.
+    """Return ``<spec>.sqlite`` in the current directory, the spec written as a file name.
+
+    Never inside the checkout's ``data/``: that folder holds only the shipped files.
 
     >>> default_db_path("jujitsu(num_cards=8,ties=carry)").as_posix()
-    'data/jujitsu_num_cards=8_ties=carry.sqlite'
+    'jujitsu_num_cards=8_ties=carry.sqlite'
     """
-    return Path("data") / (re.sub(r"[(),]+", "_", spec).strip("_") + ".sqlite")
+    return Path(re.sub(r"[(),]+", "_", spec).strip("_") + ".sqlite")
 
 
 def _usable_cpus() -> int:
@@ -53,12 +42,13 @@ def _usable_cpus() -> int:
 @cli.command(name="build")
 @click.argument("spec")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Database file (default: data/<spec>.sqlite). A partial build resumes.")
+              help="Database file (default: <spec>.sqlite in the current directory, e.g. "
+                   "jujitsu_num_cards=8_ties=carry.sqlite). A partial build resumes.")
 @click.option("--workers", default=lambda: min(64, _usable_cpus()), show_default="all usable CPUs",
               type=click.IntRange(1, 64),
               help="Processes expanding and solving big layers in parallel (small games "
                    "never start them).")
-@click.option("--chunk-size", default=CHUNK_SIZE, show_default=True,
+@click.option("--chunk-size", default=_CHUNK_SIZE, show_default=True,
               type=click.IntRange(1, 10_000_000), help="States per transaction.")
 @click.option("--values-only", is_flag=True,
               help="Store values, not strategies (huge builds; strategies are then "
@@ -69,22 +59,32 @@ def _usable_cpus() -> int:
                    "build nothing.")
 @click.option("--force", is_flag=True,
               help="Build even if the estimated memory exceeds the memory available.")
-@click.option("--json", "as_json", is_flag=True, help="With --estimate: print JSON.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the final report (or with --estimate, the estimate) as JSON.")
 @user_errors
 def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int,
                   values_only: bool, quiet: bool, only_estimate: bool, force: bool,
                   as_json: bool) -> None:
     """Solve every reachable position of SPEC into a SQLite database.
 
-    A build that would need more memory than this machine has available is refused
-    up front with its estimate (--force builds anyway).
+    Without --db the file is SPEC written as a file name, in the current directory
+    (never in the checkout's data/, which holds only the shipped files). The first
+    build compiles the solver (10-20 s, once; cached afterwards). A build that would
+    need more memory than this machine has available is refused up front with its
+    estimate (--force builds anyway).
 
     \b
     Example:
-        gamedb build "jujitsu(num_cards=8)"
+        gamedb build "jujitsu(num_cards=8)"      # writes jujitsu_num_cards=8_ties=carry.sqlite
         gamedb build "jujitsu(num_cards=13)" --db j13.sqlite --workers 2
+        gamedb build "nim(heaps=1-3-5-7)" --db nim.sqlite --quiet --json
         gamedb build "goofspiel(num_cards=13)" --estimate
     """
+    from gamedb.build import build
+    from gamedb.estimate import available_memory, estimate
+    from gamedb.games import load_game
+    from gamedb.workers import WorkerDied
+
     game = load_game(spec)
     if only_estimate:
         guess = estimate(game, workers=workers, values_only=values_only)
@@ -93,7 +93,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
     path = db_path or default_db_path(game.spec)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with progress_bar(quiet, "states") as on_progress:
+        with progress_bar(quiet, "states", warm_up=True) as on_progress:
             report = build(game, path, workers=workers, chunk_size=chunk_size,
                            on_progress=on_progress, values_only=values_only,
                            on_stage=on_progress.stage if on_progress else None,
@@ -104,10 +104,12 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         raise SystemExit(130) from None
     except WorkerDied as exc:
         raise click.ClickException(f"{path}: {exc}") from None
-    click.echo(_format_report(report))
+    click.echo(json.dumps(vars_of(report)) if as_json else _format_report(report))
 
 
 def _estimate_table(guess: Estimate) -> str:
+    from gamedb.estimate import available_memory, duration, size
+
     positions = (f"{guess.positions:,}" if guess.exact
                  else f"about {guess.positions:.1e} (extrapolated from smaller sizes)")
     available = available_memory()
@@ -145,6 +147,9 @@ def verify_command(db_path: Path, sample: int | None, exact: bool, seed: int,
         gamedb verify data/jujitsu_num_cards=8_ties=carry.shipped.sqlite --exact
         gamedb verify big.sqlite --sample 100000
     """
+    from gamedb.games import GameError
+    from gamedb.verify import verify
+
     if exact and sample is None and _count_states(db_path) > EXACT_LIMIT:
         raise GameError(f"--exact on more than {EXACT_LIMIT:,} positions would take hours; "
                         "add --sample N")
@@ -178,6 +183,8 @@ EXACT_LIMIT = 50_000
 
 
 def _count_states(path: Path) -> int:
+    from gamedb.store import open_db
+
     with open_db(path) as db:
         return db.info().done
 
@@ -192,6 +199,8 @@ def upgrade_command(db_path: Path) -> None:
     Example:
         gamedb upgrade old.sqlite
     """
+    from gamedb.store.migrate import backup_path, upgrade_file
+
     before, after = upgrade_file(db_path)
     click.echo(f"{db_path}: schema {before} -> {after} (backup: {backup_path(db_path, before)})"
                if before != after else f"{db_path}: already at schema {after}")

@@ -154,10 +154,13 @@ class Game(Protocol[S]):
     """How many layers below its own a successor can lie (None: any)."""
     action_noun: str
     """What an action is called in tables: "card", "bid", "move"."""
+    rules: str
+    """The rules in words, every position field and example commands (``gamedb rules``)."""
 
     def initial(self) -> Distribution[S]: ...
     def chance(self, s: S) -> Distribution[S] | None: ...
     def actions(self, s: S) -> tuple[tuple[int, ...], tuple[int, ...]]: ...
+    def action_name(self, s: S, player: int, action: int) -> str: ...
     def next(self, s: S, a: int, b: int) -> Distribution[S]: ...
     def value(self, s: S) -> float | None: ...
     def layer(self, s: S) -> int: ...
@@ -210,6 +213,22 @@ def reference_expand(game: Game[Any], keys: Keys) -> Expansion:
                 for k, (succ, weight) in enumerate(outcomes):
                     out.succ[i, a, b, k], out.weight[i, a, b, k] = succ, weight
     return out
+
+
+def named_actions(game: Game[S], s: S) -> dict[int, dict[int, str]]:
+    """Return each player's legal actions at ``s`` with their names for people.
+
+    A finished game and a position before a chance draw have none (nobody moves there).
+
+    >>> from gamedb.games import load_game
+    >>> game = load_game("tictoe")
+    >>> named_actions(game, game.parse_position("board=X... mover=2"))
+    {1: {0: 'pass'}, 2: {1: '1', 2: '2', 3: '3'}}
+    """
+    if game.value(s) is not None or game.chance(s) is not None:
+        return {1: {}, 2: {}}
+    return {p: {a: game.action_name(s, p, a) for a in acts}
+            for p, acts in zip((1, 2), game.actions(s))}
 
 
 def _outcomes(game: Game[Any], dist: Distribution[Any]) -> list[tuple[int, float]]:
@@ -308,10 +327,12 @@ def require_fields(fields: Mapping[str, str], required: Sequence[str], optional:
     """Raise ``GameError`` for missing or unknown fields."""
     missing = [f for f in required if f not in fields]
     unknown = [f for f in fields if f not in required and f not in optional]
+    if unknown:  # named first: a misspelt field is also a missing one
+        also = f" (and position is missing {', '.join(missing)})" if missing else ""
+        raise GameError(f"unknown field(s) {', '.join(unknown)}{also}; "
+                        f"expected {', '.join([*required, *optional])}")
     if missing:
         raise GameError(f"position is missing {', '.join(missing)}")
-    if unknown:
-        raise GameError(f"unknown field(s) {', '.join(unknown)}; expected {', '.join([*required, *optional])}")
 
 
 def parse_int(fields: Mapping[str, str], name: str) -> int:
@@ -325,5 +346,5 @@ def parse_int(fields: Mapping[str, str], name: str) -> int:
 __all__ = [
     "LAYER_SHIFT", "TERMINAL", "Canonical", "Distribution", "Expansion", "Game", "GameError",
     "Keys", "Param", "Root", "StateKey", "format_cards", "layer_bounds", "layers_of",
-    "parse_cards", "parse_fields", "reference_expand", "root_of", "successor_table",
+    "named_actions", "parse_cards", "parse_fields", "reference_expand", "root_of", "successor_table",
 ]

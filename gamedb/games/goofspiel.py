@@ -89,6 +89,34 @@ class Goofspiel:
         Param("ties", str, "discard", "tied bids: prize discarded, or carried to the next",
               choices=("discard", "carry")),
     )
+    rules: ClassVar[str] = """\
+Goofspiel (GOPS, the game of pure strategy; Ross 1971): bid cards for prizes.
+
+Rules
+  Both players hold the cards 1..num_cards and the prizes are 1..num_cards. Each round
+  one prize is revealed: a uniform draw from the prizes left (points_order=random), or
+  the highest (descending) or lowest (ascending) left. Both bid a card at once and the
+  higher bid scores the prize's points; a bid card is gone. Equal bids discard the
+  prize (ties=carry: its points are added to the next prize instead; a pot left at the
+  end goes to nobody). returns_type=win_loss pays player 1 the sign of the final point
+  difference (+1, 0 or -1), point_difference the difference itself.
+
+Positions: space-separated name=value fields, or the word start
+  hand1   player 1's cards, comma-separated in any order; - for none
+  hand2   player 2's cards (always as many as player 1's)
+  prizes  the prizes not yet revealed (the one on the table excluded); - for none
+  prize   the prize on the table; leave it out for the position before the draw
+          (its value is then the average over the draws, and nobody moves)
+  pot     points of tied rounds carried to this prize (default 0; ties=carry only)
+  diff    player 1's points minus player 2's so far (default 0)
+  A move is a card of your hand. Values are player 1's expected payoff.
+
+Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize 1
+(card 4 against 3) and prize 4 was discarded (5 against 5)
+  gamedb build "goofspiel(num_cards=5)" --db g5.sqlite
+  gamedb show g5.sqlite "hand1=1,2,3 hand2=1,2,4 prizes=2,5 prize=3 diff=1"
+  gamedb show g5.sqlite "hand1=1,2,3 hand2=1,2,4 prizes=2,3,5 diff=1"
+"""
 
     def __init__(self, num_cards: int = 4, points_order: str = "random",
                  returns_type: str = "win_loss", ties: str = "discard", *,
@@ -120,6 +148,10 @@ class Goofspiel:
     def actions(self, s: GoofspielState) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Return the cards each player may bid."""
         return tuple(cards(s.hand1)), tuple(cards(s.hand2))
+
+    def action_name(self, s: GoofspielState, player: int, action: int) -> str:
+        """Name an action for people: the card itself."""
+        return str(action)
 
     def next(self, s: GoofspielState, a: int, b: int) -> Distribution[GoofspielState]:
         """Bid card ``a`` against card ``b``, then reveal the next prize."""

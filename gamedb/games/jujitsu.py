@@ -70,6 +70,30 @@ class Jujitsu:
         Param("ties", str, "carry", "tied trick: carried to a pot, or discarded",
               choices=("carry", "discard")),
     )
+    rules: ClassVar[str] = """\
+Jujitsu (Sanwal & Drechsler 2002): a trick game, both players play a card at once.
+
+Rules
+  Both players hold the cards 1..num_cards. In each trick both play one card at once
+  and the higher card takes the trick. With ties=carry an equal pair takes nothing now
+  but adds one trick to a pot, and the next non-tied trick's winner takes 1 + pot
+  tricks (a pot left at the end goes to nobody); with ties=discard a tied trick goes to
+  nobody. When the hands are empty player 1 scores +1 with more tricks than player 2,
+  -1 with fewer, 0 with as many.
+
+Positions: space-separated name=value fields, or the word start
+  hand1  player 1's cards, comma-separated in any order; - for none
+  hand2  player 2's cards (always as many as player 1's)
+  pot    tied tricks waiting for the next trick's winner (default 0; always 0 with
+         ties=discard)
+  diff   player 1's tricks minus player 2's so far (default 0)
+  A move is a card of your hand. Values are player 1's expected payoff.
+
+Example: three tricks into a 6-card game, player 1 one trick ahead
+  gamedb build "jujitsu(num_cards=6)" --db j6.sqlite
+  gamedb show j6.sqlite "hand1=1,3,5 hand2=2,4,6 pot=0 diff=1"
+  gamedb show j6.sqlite start
+"""
 
     def __init__(self, num_cards: int = 8, ties: str = "carry", *, canonical_keys: bool = True):
         self.num_cards = num_cards
@@ -94,6 +118,10 @@ class Jujitsu:
     def actions(self, s: JujitsuState) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Return the cards each player may play."""
         return tuple(cards(s.hand1)), tuple(cards(s.hand2))
+
+    def action_name(self, s: JujitsuState, player: int, action: int) -> str:
+        """Name an action for people: the card itself."""
+        return str(action)
 
     def next(self, s: JujitsuState, a: int, b: int) -> Distribution[JujitsuState]:
         """Play card ``a`` against card ``b``."""

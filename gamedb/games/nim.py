@@ -62,6 +62,30 @@ class Nim:
     params: ClassVar[tuple[Param, ...]] = (
         Param("heaps", str, "1-3-5-7", "starting heap sizes separated by '-'"),
     )
+    rules: ClassVar[str] = """\
+Nim (Bouton 1901): take objects from heaps; whoever takes the last object wins.
+
+Rules
+  The heaps start with the sizes the spec gives (heaps=1-3-5-7: heaps of 1, 3, 5 and 7
+  objects). Players alternate, player 1 first: the mover takes 1 or more objects from
+  one heap. The player who takes the last object wins: +1 if that is player 1, -1
+  otherwise. A position is lost for the mover exactly when the xor of the heaps is 0.
+
+Positions: space-separated name=value fields, or the word start
+  heaps  the heap sizes now, comma-separated in any order, one per starting heap
+         (0 for an empty heap)
+  mover  the player on move, 1 or 2 (default 1)
+  A move is written 100 x heap + take: heap numbers the heaps 1, 2, ... in increasing
+  size (as show writes the position), take is how many objects it takes; of equal
+  heaps only the first is offered. In heaps=1,3,5,7 move 402 takes 2 from the heap
+  of 7 and 101 takes the single object of the first heap. The player not on move has
+  the single move pass (code 0): each stage is a game in which only one player
+  chooses. Values are player 1's expected payoff.
+
+Example: player 2 to move after player 1 took one object from the heap of 3
+  gamedb build "nim(heaps=1-3-5-7)" --db nim.sqlite
+  gamedb show nim.sqlite "heaps=1,2,5,7 mover=2"
+"""
 
     def __init__(self, heaps: str = "1-3-5-7", *, canonical_keys: bool = True):
         self.heaps = _parse_heaps(heaps)
@@ -88,6 +112,10 @@ class Nim:
         firsts = [i for i, h in enumerate(s.heaps) if h and (i == 0 or s.heaps[i - 1] != h)]
         moves = tuple(100 * (i + 1) + take for i in firsts for take in range(1, s.heaps[i] + 1))
         return (moves, (_PASS,)) if s.mover == 1 else ((_PASS,), moves)
+
+    def action_name(self, s: NimState, player: int, action: int) -> str:
+        """Name an action for people: the move code, ``pass`` for the player not on move."""
+        return str(action) if player == s.mover else "pass"
 
     def next(self, s: NimState, a: int, b: int) -> Distribution[NimState]:
         """Play the mover's move (``a`` for player 1, ``b`` for player 2)."""

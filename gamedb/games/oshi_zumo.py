@@ -81,6 +81,30 @@ class OshiZumo:
         Param("alesia", str, "false", "only pushing the wrestler off the field wins",
               choices=("false", "true")),
     )
+    rules: ClassVar[str] = """\
+Oshi-Zumo (Buro 2003): both players bid coins at once to push a wrestler.
+
+Rules
+  Both players start with `coins` coins; a wrestler stands at position 0 of a field
+  -size..size. Each move both bid at once between min_bid and their coins (a player
+  with fewer than min_bid coins bids all they have left, possibly 0). The higher bid
+  pushes the wrestler one step toward the opponent: player 1 pushes toward +, player 2
+  toward -; equal bids leave it. Both bids are paid. The game ends when the wrestler
+  leaves the field (at -(size+1) or size+1), when both players have no coins left, or
+  when both bid 0. Player 1 scores the sign of the final position (+1, 0 or -1); with
+  alesia=true only a push off the field wins, anything else is a draw.
+
+Positions: space-separated name=value fields, or the word start
+  coins1  player 1's coins left
+  coins2  player 2's coins left
+  pos     the wrestler's position, -(size+1)..size+1: player 1 pushes toward +, so a
+          positive pos is good for player 1; +-(size+1) is off the field (game over)
+  A move is a bid, a number of coins. Values are player 1's expected payoff.
+
+Example: 50 coins each at the start, now 17 against 34 with the wrestler at 3
+  gamedb build "oshi_zumo(coins=50)" --db oz.sqlite
+  gamedb show oz.sqlite "coins1=17 coins2=34 pos=3"
+"""
 
     def __init__(self, coins: int = 50, size: int = 3, min_bid: int = 1, alesia: str = "false",
                  *, canonical_keys: bool = True):
@@ -107,6 +131,10 @@ class OshiZumo:
         if self.value(s) is not None:
             return (), ()
         return self._bids(s.coins1), self._bids(s.coins2)
+
+    def action_name(self, s: OshiZumoState, player: int, action: int) -> str:
+        """Name an action for people: the bid itself."""
+        return str(action)
 
     def _bids(self, coins: int) -> tuple[int, ...]:
         return tuple(range(self.min_bid, coins + 1)) if coins >= self.min_bid else (coins,)

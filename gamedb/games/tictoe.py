@@ -61,6 +61,27 @@ class Tictoe:
 
     name: ClassVar[str] = "tictoe"
     params: ClassVar[tuple[Param, ...]] = ()
+    rules: ClassVar[str] = """\
+Tic-Toe: tic-tac-toe on a 2x2 board.
+
+Rules
+  X (player 1) moves first; the players alternate placing their mark on an empty cell.
+  Two marks in a row horizontally or vertically (not diagonally) win: +1 for X, -1 for
+  O; a full board without such a line is a draw (0). X always wins: after X's first
+  mark O can block only one of its two neighbours.
+
+Positions: space-separated name=value fields, or the word start
+  board  the 4 cells row by row (top left, top right, bottom left, bottom right),
+         each X, O or . for empty: board=X.O. has X top left and O bottom left
+  mover  the player on move, 1 (X) or 2 (O); optional, the board tells
+  A move is the cell to mark, numbered row by row:  0 1
+                                                    2 3
+  The player not on move has the single move pass (code 0). Values are X's payoff.
+
+Example: O to move after X took the top left cell
+  gamedb build tictoe --db tictoe.sqlite
+  gamedb show tictoe.sqlite "board=X... mover=2"
+"""
 
     def __init__(self, *, canonical_keys: bool = True):
         self.canonical_keys = canonical_keys
@@ -85,6 +106,10 @@ class Tictoe:
             return (), ()
         empty = tuple(c - 1 for c in cards(~(s.x | s.o) & (1 << _CELLS) - 1))
         return (empty, (_PASS,)) if s.mover == 1 else ((_PASS,), empty)
+
+    def action_name(self, s: TictoeState, player: int, action: int) -> str:
+        """Name an action for people: the cell, ``pass`` for the player not on move."""
+        return str(action) if player == s.mover else "pass"
 
     def next(self, s: TictoeState, a: int, b: int) -> Distribution[TictoeState]:
         """Mark the mover's cell (``a`` for X, ``b`` for O)."""

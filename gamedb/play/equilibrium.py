@@ -1,10 +1,9 @@
 """The equilibrium agent: stored strategies, or strategies solved on the fly.
 
-With a database the agent samples the stored mixed strategy of each position. Where the
-file holds no strategy (a values-only file, or a position it does not store) the stage
-game is rebuilt from the stored values of the successors and solved with one small LP.
-Without a database every position is solved on the fly by memoised backward induction,
-which is fine for the small games used in tests.
+With a database the agent plays the strategies ``GameDB.probe`` returns (stored, or in a
+values-only file solved on demand from the stored successor values). Where the file does
+not hold a position, and without a database, the stage game is solved on the fly by
+memoised backward induction, which is fine for the small games used in tests.
 
 >>> from gamedb.games import load_game
 >>> game = load_game("jujitsu(num_cards=3)")
@@ -16,7 +15,6 @@ which is fine for the small games used in tests.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -24,7 +22,7 @@ import numpy as np
 from gamedb.games.base import Game
 from gamedb.play.agents import Policy, my_actions
 from gamedb.solver.matrix_game import solve_matrix_game
-from gamedb.store import Entry, GameDB
+from gamedb.store import GameDB, NotSolved
 
 _Strategies = tuple[Policy, Policy]
 
@@ -71,10 +69,18 @@ class Equilibrium:
         elif draws is not None:
             result = sum(p * self.value(child) for p, child in draws)
         else:
-            entry = self.db.get(state) if self.db is not None else None
-            result = entry.value if entry is not None else self._solve_stage(state)
+            result = self._stored_value(state)
+            result = self._solve_stage(state) if result is None else result
         self._values[state] = result
         return result
+
+    def _stored_value(self, state: Any) -> float | None:
+        if self.db is None:
+            return None
+        try:
+            return self.db.value(state)
+        except NotSolved:
+            return None
 
     def stage_matrix(self, state: Any) -> np.ndarray:
         """Return the stage game of a decision state: expected successor values."""
@@ -89,21 +95,6 @@ class Equilibrium:
                                    _as_policy(acts2, solution.col_strategy))
         self._values[state] = solution.value
         return solution.value
-
-
-def probe(db: GameDB, position: Any) -> Entry:
-    """Probe like ``GameDB.probe``, solving the strategies of a values-only file on demand.
-
-    A values-only file stores no strategies; for a decision position the stage game is
-    rebuilt from the stored successor values and solved (one small LP), so the answer
-    has the same shape as for a full file.
-    """
-    entry = db.probe(position)
-    if any(entry.strategies.values()) or not db.meta.get("values_only") or entry.key is None:
-        return entry
-    state = db.game.parse_position(position) if isinstance(position, str) else position
-    first, second = Equilibrium(db.game, db).strategies(state)
-    return replace(entry, strategies={1: dict(first), 2: dict(second)})
 
 
 class SupportRandom:
@@ -124,4 +115,4 @@ def _as_policy(actions: tuple[int, ...], probs: np.ndarray) -> Policy:
     return {a: float(p) for a, p in zip(actions, probs) if p > 0.0}
 
 
-__all__ = ["Equilibrium", "SupportRandom", "probe"]
+__all__ = ["Equilibrium", "SupportRandom"]

@@ -16,7 +16,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,25 @@ from gamedb.play.results import MatchResult
 
 # Layout of the vectors the recursion sums: payoff, P(win), P(draw), P(loss), points.
 _PAYOFF, _WIN, _DRAW, _LOSS, _FOR, _AGAINST = range(6)
+
+#: ``on_progress(done, total)``; ``total`` is None where it is not known in advance.
+Progress = Callable[[int, "int | None"], None]
+
+#: Positions evaluated between two progress reports.
+REPORT_EVERY = 1000
+
+
+class _Memo(dict):  # type: ignore[type-arg]
+    """The recursion's memo; its size (positions evaluated) is the progress reported."""
+
+    def __init__(self, on_progress: Progress | None):
+        super().__init__()
+        self._on_progress = on_progress
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, value)
+        if self._on_progress is not None and len(self) % REPORT_EVERY == 0:
+            self._on_progress(len(self), None)
 
 
 def round_points(game: Game[Any], state: Any, a: int, b: int) -> tuple[float, float]:
@@ -56,20 +75,26 @@ def joint(policy1: Policy, policy2: Policy) -> Iterator[tuple[float, int, int]]:
                 yield p * q, a, b
 
 
-def evaluate(game: Game[Any], agent1: Agent, agent2: Agent) -> MatchResult:
+def evaluate(game: Game[Any], agent1: Agent, agent2: Agent, *,
+             on_progress: Progress | None = None) -> MatchResult:
     """Return the exact expected outcome of ``agent1`` (seat 1) against ``agent2``.
 
     Goofspiel with random prize order between agents that bid by the prize alone (or
     uniformly) uses per-prize closed forms (`gamedb.play.level_k`), which stay exact
     for 13 cards where the recursion would not.
+
+    ``on_progress(positions evaluated, None)`` is called every ``REPORT_EVERY``
+    positions of the recursion (their number is not known in advance) and once at the end.
     """
     from gamedb.play.level_k import prize_match  # the closed form imports this module
 
     fast = prize_match(game, agent1, agent2)
     if fast is not None:
         return fast
-    memo: dict[Any, np.ndarray] = {}
+    memo = _Memo(on_progress)
     total = sum(p * _outcome(game, agent1, agent2, s, memo) for p, s in game.initial())
+    if on_progress is not None:
+        on_progress(len(memo), len(memo))
     points = has_points(game)
     return MatchResult(agent1.name, agent2.name, float(total[_PAYOFF]), float(total[_WIN]),
                        float(total[_DRAW]), float(total[_LOSS]),

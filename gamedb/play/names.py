@@ -18,23 +18,11 @@ from gamedb.play.equilibrium import Equilibrium, SupportRandom
 from gamedb.play.evaluate import BestResponse
 from gamedb.store import GameDB
 
-AGENT_NAMES = """\b
-Agents:
-  equilibrium           the stored equilibrium (solved on the fly without a DB)
-  random                uniform over legal actions (= level-0)
-  highest, lowest       always the highest / lowest card or bid
-  matching              Goofspiel: bid the card equal to the prize (= level-1)
-  level-K               Goofspiel: level k bids ((prize + k - 2) mod n) + 1
-  bid-range-L-H         Oshi-Zumo: uniform bid in L..min(H, coins)
-  two-else-one          Oshi-Zumo: bid 2 if you have 2 coins, else 1
-  support-random        uniform within the equilibrium's support
-  best-response:AGENT   the exact best response to AGENT (any name above)"""
-
 _PRIZE_GAMES = ("goofspiel",)
 
 
 def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
-    """Return the agent called ``name`` for ``game`` (see ``AGENT_NAMES``).
+    """Return the agent called ``name`` for ``game`` (listed by ``gamedb match --help``).
 
     Raises:
         GameError: an unknown name, or an agent that makes no sense in this game.
@@ -64,4 +52,4 @@ def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
                     "best-response:AGENT")
 
 
-__all__ = ["AGENT_NAMES", "make_agent"]
+__all__ = ["make_agent"]

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from gamedb.games.base import named_actions
 from gamedb.play.agents import pov
 from gamedb.play.equilibrium import Equilibrium
 from gamedb.play.evaluate import has_points, round_points
@@ -55,7 +56,8 @@ def play_session(db: GameDB, read: Read, write: Write, *, seat: int = 1,
         a, b = (mine, theirs) if seat == 1 else (theirs, mine)
         got = round_points(game, state, a, b)
         score = [score[0] + got[0], score[1] + got[1]]
-        write(f"you played {mine}, the equilibrium played {theirs}"
+        write(f"you played {game.action_name(state, seat, mine)}, the equilibrium played "
+              f"{game.action_name(state, 3 - seat, theirs)}"
               + (f"; score you {score[seat - 1]:g}, equilibrium {score[2 - seat]:g}"
                  if has_points(game) else ""))
         previous, rounds = state, rounds + 1
@@ -68,10 +70,11 @@ def play_session(db: GameDB, read: Read, write: Write, *, seat: int = 1,
 
 def _ask(game: Any, state: Any, seat: int, read: Read, write: Write, eq: Equilibrium,
          previous: Any) -> int | None:
-    legal = game.actions(state)[seat - 1]
-    noun = game.action_noun
+    legal = named_actions(game, state)[seat]
+    typed = {str(a): a for a in legal} | {name: a for a, name in legal.items()}
+    noun, names = game.action_noun, ", ".join(legal.values())
     while True:
-        line = read(f"your {noun} ({', '.join(map(str, legal))}; ? explains)> ")
+        line = read(f"your {noun} ({names}; ? explains)> ")
         if line is None or line.strip() in ("quit", "q", "exit"):
             return None
         text = line.strip()
@@ -79,10 +82,10 @@ def _ask(game: Any, state: Any, seat: int, read: Read, write: Write, eq: Equilib
             for label, where in (("now", state), ("previous position", previous)):
                 if where is not None:
                     write(explain(eq, where, label))
-        elif text.lstrip("-").isdigit() and int(text) in legal:
-            return int(text)
+        elif text in typed:  # a name or the number (a pass is also its number)
+            return typed[text]
         else:
-            write(f"{text!r} is not a legal {noun}; choose one of {', '.join(map(str, legal))}")
+            write(f"{text!r} is not a legal {noun}; choose one of {names}")
 
 
 def explain(eq: Equilibrium, state: Any, label: str = "now") -> str:
@@ -91,7 +94,8 @@ def explain(eq: Equilibrium, state: Any, label: str = "now") -> str:
     lines = [f"equilibrium at {label}: {game.format_position(state)}",
              f"  value for player 1: {eq.value(state):+.4f}"]
     for player, strategy in zip((1, 2), eq.strategies(state)):
-        mix = ", ".join(f"{a}: {p:.3f}" for a, p in sorted(strategy.items()))
+        mix = ", ".join(f"{game.action_name(state, player, a)}: {p:.3f}"
+                        for a, p in sorted(strategy.items()))
         lines.append(f"  player {player} plays {mix}")
     return "\n".join(lines)
 

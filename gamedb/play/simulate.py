@@ -11,7 +11,7 @@ For agents or games too large to enumerate. The same seed gives the same games.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -56,16 +56,19 @@ def play_out(game: Game[Any], agent1: Agent, agent2: Agent,
 
 
 def simulate(game: Game[Any], agent1: Agent, agent2: Agent, games: int, *,
-             seed: int | None = None) -> SimulationResult:
+             seed: int | None = None,
+             on_progress: Callable[[int, int], None] | None = None) -> SimulationResult:
     """Play ``games`` games of ``agent1`` (seat 1) against ``agent2``.
 
     Returns the mean payoff with a 95% normal confidence interval (1.96 standard errors),
-    the win/draw/loss frequencies and mean points.
+    the win/draw/loss frequencies and mean points. ``on_progress(games played, games)``
+    is called after every game.
     """
     if games < 1:
         raise ValueError("games must be at least 1")
     rng = np.random.default_rng(seed)
-    rows = np.array([play_out(game, agent1, agent2, rng) for _ in range(games)])
+    rows = np.array([_played(game, agent1, agent2, rng, (i + 1, games), on_progress)
+                     for i in range(games)])
     payoffs = rows[:, 0]
     half = Z95 * payoffs.std(ddof=1) / np.sqrt(games) if games > 1 else float("inf")
     points = has_points(game)
@@ -73,6 +76,15 @@ def simulate(game: Game[Any], agent1: Agent, agent2: Agent, games: int, *,
         agent1.name, agent2.name, games, seed, float(payoffs.mean()), float(half),
         float((payoffs > 0).mean()), float((payoffs == 0).mean()), float((payoffs < 0).mean()),
         float(rows[:, 1].mean()) if points else None, float(rows[:, 2].mean()) if points else None)
+
+
+def _played(game: Game[Any], agent1: Agent, agent2: Agent, rng: np.random.Generator,
+            done: tuple[int, int],
+            on_progress: Callable[[int, int], None] | None) -> tuple[float, float, float]:
+    row = play_out(game, agent1, agent2, rng)
+    if on_progress is not None:
+        on_progress(*done)
+    return row
 
 
 __all__ = ["Z95", "play_out", "sample", "simulate"]

@@ -14,7 +14,7 @@ the exact expected outcome of one game; simulation mode plays seeded games.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -69,10 +69,18 @@ class Series:
 
 
 def round_robin(game: Game[Any], agents: Sequence[Agent], series_lengths: Sequence[int], *,
-                seed: int | None = None, simulate_games: bool = False) -> list[Series]:
-    """Play every pair of agents at every series length; exact unless ``simulate_games``."""
+                seed: int | None = None, simulate_games: bool = False,
+                on_progress: Callable[[int, int], None] | None = None) -> list[Series]:
+    """Play every pair of agents at every series length; exact unless ``simulate_games``.
+
+    ``on_progress(pairings played, pairings)`` is called after each pairing (both seats):
+    once per pair when exact (the series lengths only scale it), once per pair and
+    length when simulated.
+    """
+    pairings = len(agents) * (len(agents) - 1) // 2
+    tick = _counter(on_progress, pairings * (len(series_lengths) if simulate_games else 1))
     exact = {} if simulate_games else {
-        (a.name, b.name): _both_seats(evaluate(game, a, b), evaluate(game, b, a))
+        (a.name, b.name): tick(_both_seats(evaluate(game, a, b), evaluate(game, b, a)))
         for a, b in combinations(agents, 2)}
     out = []
     for index, games in enumerate(series_lengths):
@@ -81,7 +89,7 @@ def round_robin(game: Game[Any], agents: Sequence[Agent], series_lengths: Sequen
             a, b = agents[i], agents[j]
             if simulate_games:
                 s = None if seed is None else seed + 1000 * index + 37 * i + j
-                per_game = _simulated(game, a, b, games, s)
+                per_game = tick(_simulated(game, a, b, games, s))
             else:
                 per_game = exact[a.name, b.name]
             pairs += [_scale(a.name, b.name, games, per_game),
@@ -91,6 +99,19 @@ def round_robin(game: Game[Any], agents: Sequence[Agent], series_lengths: Sequen
 
 
 _Row = tuple[float, float, float, float, float, float]  # payoff, for, against, w, d, l
+
+
+def _counter(on_progress: Callable[[int, int], None] | None,
+             total: int) -> Callable[[_Row], _Row]:
+    """Return a pass-through that reports one more finished pairing of ``total``."""
+    done = [0]
+
+    def tick(row: _Row) -> _Row:
+        done[0] += 1
+        if on_progress is not None:
+            on_progress(done[0], total)
+        return row
+    return tick
 
 
 def _both_seats(first: MatchResult, second: MatchResult) -> _Row:
@@ -139,11 +160,17 @@ def _standings(agents: Sequence[Agent], pairs: list[PairResult]) -> tuple[Standi
 
 
 def play_match(game: Game[Any], agent1: Agent, agent2: Agent, *, games: int | None = None,
-               seed: int | None = None) -> MatchResult | SimulationResult:
-    """Evaluate a match exactly, or simulate ``games`` games when given."""
+               seed: int | None = None,
+               on_progress: Callable[[int, int | None], None] | None = None,
+               ) -> MatchResult | SimulationResult:
+    """Evaluate a match exactly, or simulate ``games`` games when given.
+
+    ``on_progress(done, total)`` counts positions evaluated (``total`` None until the
+    end) or games simulated.
+    """
     if games is None:
-        return evaluate(game, agent1, agent2)
-    return simulate(game, agent1, agent2, games, seed=seed)
+        return evaluate(game, agent1, agent2, on_progress=on_progress)
+    return simulate(game, agent1, agent2, games, seed=seed, on_progress=on_progress)
 
 
 __all__ = ["PairResult", "Series", "Standing", "play_match", "round_robin"]

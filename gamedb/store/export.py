@@ -199,7 +199,7 @@ class KeyInfo:
     stored_position: str
     """The canonical representative: ``format_position(decode(key))``."""
     actions: dict[int, dict[int, int]]
-    """Real player -> real action -> stored label."""
+    """Real player -> each of their legal real actions -> stored label."""
     stored_player: dict[int, int]
     """Real player -> the stored player whose strategy it plays."""
     offset: float = 0.0
@@ -216,8 +216,8 @@ def key_info(spec: str, position: str) -> KeyInfo:
     >>> info = key_info("jujitsu(num_cards=8)", "hand1=2,7 hand2=4,8 pot=0 diff=-2")
     >>> info.key, info.swapped, info.stored_position
     (562950016338437, False, 'hand1=1,3 hand2=2,4 pot=0 diff=-2')
-    >>> info.actions[1]          # real card -> rank in the union of both hands
-    {2: 1, 4: 2, 7: 3, 8: 4}
+    >>> info.actions[1], info.actions[2]   # own card -> rank in the union of both hands
+    ({2: 1, 7: 3}, {4: 2, 8: 4})
     """
     from gamedb.games import GameError
 
@@ -228,10 +228,10 @@ def key_info(spec: str, position: str) -> KeyInfo:
     if game.chance(state) is not None:
         raise GameError(f"{game.format_position(state)}: a chance draw comes next; "
                         "give the drawn prize (prize=...)")
-    canon = game.canonical(state)
+    canon, legal = game.canonical(state), game.actions(state)
     return KeyInfo(game.spec, game.format_position(state), canon.key, canon.key >> LAYER_SHIFT,
                    canon.swapped, game.format_position(game.decode(canon.key)),
-                   {p: dict(sorted(canon.actions[p - 1].items())) for p in (1, 2)},
+                   {p: {a: canon.actions[p - 1][a] for a in sorted(legal[p - 1])} for p in (1, 2)},
                    {p: canon.stored_player(p) for p in (1, 2)}, canon.offset)
 
 

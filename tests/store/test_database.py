@@ -94,3 +94,14 @@ def test_unknown_key_layout_is_refused(tmp_path: Path) -> None:
         conn.execute("""UPDATE meta SET value = '"jujitsu-v9"' WHERE name = 'key_layout'""")
     with pytest.raises(SpecMismatch, match="key layout 'jujitsu-v9'"):
         open_db(path)
+
+
+@pytest.mark.parametrize("spec", ["jujitsu(num_cards=4)", "goofspiel(num_cards=3)",
+                                  "oshi_zumo(coins=5,size=1)"])
+def test_value_alone_equals_the_probes_value_everywhere(built, spec: str) -> None:  # type: ignore[no-untyped-def]
+    with open_db(built(spec)) as db:
+        states = [s for _, s in db.game.initial()] + ["start"]
+        children = [c for s in states[:-1] for a in db.game.actions(s)[0]
+                    for b in db.game.actions(s)[1] for _, c in db.game.next(s, a, b)]
+        for state in [*states, *children]:
+            assert db.value(state) == db.probe(state).value

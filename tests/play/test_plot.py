@@ -1,0 +1,121 @@
+"""The plot commands: every bad slice or output is one line, exit 1, and no file is touched;
+the strategy plot lists every legal action, probability 0 included."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gamedb.cli import cli
+from gamedb.play.plot import strategy_bars
+from gamedb.store import open_db
+
+OZ = "oshi_zumo(coins=12,size=2,min_bid=1)"
+OLD = b"an existing picture, not to be touched"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _refused(code: int, err: str, *words: str) -> bool:
+    lines = err.strip().splitlines()
+    return (code == 1 and len(lines) == 1 and lines[0].startswith("Error: ")
+            and "Traceback" not in err and all(w in err for w in words))
+
+
+@pytest.fixture
+def old_picture(tmp_path: Path) -> Path:
+    path = tmp_path / "old.png"
+    path.write_bytes(OLD)
+    return path
+
+
+@pytest.mark.parametrize(("axes", "words"), [
+    (["--x", "coinz", "--y", "coins2", "--fixed", "pos=0"], ["coinz", "unknown field"]),
+    (["--x", "coins1", "--y", "coins2", "--fixed", "pso=0"], ["pso", "unknown field"]),
+    (["--x", "coins1", "--y", "coins2"], ["missing pos"]),
+    (["--x", "coins1", "--y", "coins2", "--fixed", "pos"], ["malformed field 'pos'"]),
+    (["--x", "coins1", "--y", "coins1", "--fixed", "pos=0"], ["coins1", "given twice"]),
+    (["--x", "coins1", "--y", "coins2", "--fixed", "pos=0", "--what", "prob:99"],
+     ["99 is not a legal bid"]),
+    (["--x", "coins1", "--y", "coins2", "--fixed", "pos=9"], ["pos=9 is outside"]),
+    (["--x", "coins1=5:3", "--y", "coins2", "--fixed", "pos=0"], ["coins1=5:3", "LOW <= HIGH"]),
+    (["--x", "coins1=a:b", "--y", "coins2", "--fixed", "pos=0"], ["coins1=a:b"]),
+    (["--x", "coins1=0:" + "9" * 40, "--y", "coins2", "--fixed", "pos=0"], ["at most 1000"]),
+])
+def test_a_heatmap_slice_that_draws_nothing_is_an_error_and_leaves_the_file_alone(
+        built, old_picture: Path, axes: list[str], words: list[str]) -> None:  # type: ignore[no-untyped-def]
+    fresh = old_picture.with_name("new.png")
+    for output in (old_picture, fresh):
+        code, _, err = run("plot", "heatmap", str(built(OZ)), *axes, "-o", str(output))
+        assert _refused(code, err, *words), err
+    assert old_picture.read_bytes() == OLD and not fresh.exists()
+    assert sorted(p.name for p in old_picture.parent.iterdir()) == ["old.png"]
+
+
+def test_a_jujitsu_heatmap_missing_a_hand_names_it(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run("plot", "heatmap", str(built("jujitsu(num_cards=6)")), "--x", "pot=0:2",
+                       "--y", "diff=-2:2", "--fixed", "hand1=1,2", "-o", str(tmp_path / "j.png"))
+    assert _refused(code, err, "missing hand2") and not (tmp_path / "j.png").exists()
+
+
+@pytest.mark.parametrize("command", [
+    ["strategy", "start"],
+    ["heatmap", "--x", "coins1", "--y", "coins2", "--fixed", "pos=0"],
+])
+@pytest.mark.parametrize(("output", "words"), [
+    ("pic.jpg", ["must end in .png or .svg", "pic.jpg"]),
+    ("pic", ["must end in .png or .svg"]),
+    ("missing/pic.png", ["does not exist"]),
+    ("folder.png", ["is a folder"]),
+    ("/proc/pic.png", ["cannot write /proc/pic.png"]),
+])
+def test_a_bad_output_path_is_one_line_and_writes_nothing(
+        built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str],
+        output: str, words: list[str]) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder.png").mkdir()
+    code, _, err = run("plot", command[0], str(built(OZ)), *command[1:], "-o", output)
+    assert _refused(code, err, *words), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder.png"]
+
+
+@pytest.mark.parametrize(("position", "words"), [
+    ("coins1=12 coins2=12 pos=2", ["position not in"]),
+    ("coins1=0 coins2=0 pos=0", ["no moves at", "the game is over"]),
+    ("coins1=3 coins2=4", ["missing pos"]),
+])
+def test_a_strategy_plot_of_a_position_without_moves_is_an_error(
+        built, old_picture: Path, position: str, words: list[str]) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run("plot", "strategy", str(built(OZ)), position, "-o", str(old_picture))
+    assert _refused(code, err, *words), err
+    assert old_picture.read_bytes() == OLD
+
+
+def test_a_picture_replaces_an_existing_file_whole_and_leaves_no_temporary(
+        built, old_picture: Path) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run("plot", "strategy", str(built(OZ)), "start", "-o", str(old_picture))
+    assert code == 0 and out.strip() == f"wrote {old_picture}", err
+    assert old_picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [p.name for p in old_picture.parent.iterdir()] == ["old.png"]
+
+
+def test_the_strategy_plot_lists_every_legal_card_even_one_never_played(built) -> None:  # type: ignore[no-untyped-def]
+    with open_db(built("jujitsu(num_cards=6)")) as db:
+        bars = strategy_bars(db, "start")
+    assert bars.actions == (1, 2, 3, 4, 5, 6)
+    assert bars.probs[1][5] == 0.0 == bars.probs[2][5]  # never lead the highest card
+    assert sum(bars.probs[1]) == pytest.approx(1.0)
+
+
+def test_an_action_one_player_cannot_make_is_marked_not_legal(built) -> None:  # type: ignore[no-untyped-def]
+    with open_db(built(OZ)) as db:
+        bars = strategy_bars(db, "coins1=7 coins2=3 pos=0")
+    assert bars.actions == tuple(range(1, 8))
+    assert [math.isnan(p) for p in bars.probs[2]] == [False] * 3 + [True] * 4
+    assert not any(math.isnan(p) for p in bars.probs[1])

@@ -1,0 +1,118 @@
+"""What the commands print: games, build --json, key labels, show's legal actions, passes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gamedb.cli import cli
+from gamedb.games import GAMES
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_games_prints_every_parameter_kind_without_none() -> None:
+    code, out, _ = run("games")
+    assert code == 0 and "None" not in out
+    nim = out[out.index("\nnim\n"):].splitlines()[2]
+    assert nim.split()[:2] == ["heaps", "text"] and "(default: 1-3-5-7)" in nim
+    assert "num_cards      1..16 " in out and "alesia         false|true" in out
+    assert "tictoe\n  (no parameters)" in out
+
+
+def test_games_json_lists_every_family_with_its_parameters() -> None:
+    code, out, _ = run("games", "--json")
+    families = json.loads(out)
+    assert code == 0 and [f["name"] for f in families] == sorted(GAMES)
+    jujitsu = next(f for f in families if f["name"] == "jujitsu")
+    assert jujitsu["spec"] == "jujitsu(num_cards=8,ties=carry)"
+    assert jujitsu["params"][0] == {"name": "num_cards", "type": "int", "default": 8,
+                                    "low": 1, "high": 16, "choices": None,
+                                    "doc": "cards per player"}
+    nim = next(f for f in families if f["name"] == "nim")
+    assert nim["params"][0]["type"] == "str" and nim["params"][0]["low"] is None
+
+
+def test_build_json_prints_the_report(tmp_path: Path) -> None:
+    db = tmp_path / "j4.sqlite"
+    for solved in (32, 0):  # a fresh build, then a file already complete
+        code, out, err = run("build", "jujitsu(num_cards=4)", "--db", str(db), "--quiet", "--json")
+        report = json.loads(out)
+        assert code == 0, err
+        assert report["spec"] == "jujitsu(num_cards=4,ties=carry)" and report["path"] == str(db)
+        assert report["status"] == "complete" and report["states"] == 32
+        assert report["solved"] == solved and report["root_value"] == pytest.approx(0, abs=1e-12)
+        assert report["seconds"] >= 0
+    code, out, _ = run("build", "jujitsu(num_cards=4)", "--db", str(db), "--quiet")
+    assert code == 0 and "nothing to do" in out  # the text stays as it was
+
+
+def test_key_lists_each_players_own_cards_only() -> None:
+    position = "hand1=2,7 hand2=4,8 pot=0 diff=-2"
+    code, out, _ = run("key", "jujitsu(num_cards=8)", position, "--json")
+    players = json.loads(out)["players"]
+    assert code == 0
+    assert players["1"]["actions"] == {"2": 1, "7": 3} and players["2"]["actions"] == {"4": 2, "8": 4}
+    code, out, _ = run("key", "jujitsu(num_cards=8)", position)
+    rows = [line.split() for line in out.splitlines()[-4:]]
+    assert code == 0 and rows == [["1", "1", "2", "1"], ["1", "1", "7", "3"],
+                                  ["2", "2", "4", "2"], ["2", "2", "8", "4"]]
+
+
+def _rows(out: str) -> dict[str, list[str]]:
+    """The action table of ``show``: first column -> the players' columns."""
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.endswith("player 1  player 2"))
+    return {cells[0]: cells[1:] for cells in (line.split() for line in lines[header + 1:])}
+
+
+def test_show_lists_every_legal_card_even_at_probability_zero(built) -> None:  # type: ignore[no-untyped-def]
+    db = str(built("jujitsu(num_cards=6)"))
+    code, out, _ = run("show", db, "start")
+    rows = _rows(out)
+    assert code == 0 and list(rows) == ["1", "2", "3", "4", "5", "6"]
+    assert rows["6"] == ["0.0000", "0.0000"]  # never lead the highest card (Sanwal & Drechsler)
+    code, out, _ = run("show", db, "start", "--json")
+    shown = json.loads(out)
+    assert code == 0 and shown["actions"] == {"1": [1, 2, 3, 4, 5, 6], "2": [1, 2, 3, 4, 5, 6]}
+    assert "6" not in shown["strategy"]["1"] and "6" not in shown["strategy"]["2"]
+    assert set(shown) == {"spec", "position", "value", "strategy", "actions"}
+
+
+def test_show_marks_cards_a_player_does_not_hold(built) -> None:  # type: ignore[no-untyped-def]
+    db = str(built("jujitsu(num_cards=6)"))
+    code, out, _ = run("show", db, "hand1=1,3,5 hand2=2,4,6 pot=0 diff=1")
+    rows = _rows(out)
+    assert code == 0 and rows["1"][1] == "-" and rows["2"][0] == "-"
+    assert float(rows["1"][0]) + float(rows["3"][0]) + float(rows["5"][0]) == pytest.approx(1, abs=1e-3)
+    code, out, _ = run("show", db, "hand1=- hand2=- pot=0 diff=2", "--json")
+    assert code == 0 and json.loads(out)["actions"] == {"1": [], "2": []}
+
+
+def test_show_names_the_tictoe_pass_apart_from_cell_0(built) -> None:  # type: ignore[no-untyped-def]
+    db = str(built("tictoe"))
+    code, out, _ = run("show", db, "start")
+    rows = _rows(out)
+    assert code == 0 and rows["0"] == ["1.0000", "-"] and rows["pass"] == ["-", "1.0000"]
+    code, out, _ = run("show", db, "start", "--json")
+    assert json.loads(out)["actions"] == {"1": [0, 1, 2, 3], "2": [0]}
+
+
+def test_play_offers_the_pass_by_name(built) -> None:  # type: ignore[no-untyped-def]
+    db = str(built("tictoe"))
+    result = CliRunner().invoke(cli, ["play", db, "--seat", "2", "--seed", "1"], input="?\npass\n")
+    assert result.exit_code == 0 and "your cell (pass; ? explains)>" in result.stdout
+    assert "player 2 plays pass: 1.000" in result.stdout
+    assert "you played pass, the equilibrium played 0" in result.stdout
+
+
+def test_nim_names_the_pass_of_the_player_not_on_move(built) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run("show", str(built("nim(heaps=1-2)")), "heaps=1,2 mover=2")
+    rows = _rows(out)
+    assert code == 0 and rows["pass"][0] == "1.0000" and set(rows) == {"pass", "101", "201", "202"}
