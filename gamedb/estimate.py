@@ -57,7 +57,7 @@ class Costs:
 
 #: By family (and Goofspiel's returns type); Oshi-Zumo's grow with the coins: per coin.
 COSTS = {"goofspiel/win_loss": Costs(320, 110, 60_000),
-         "goofspiel/point_difference": Costs(700, 210, 22_000),
+         "goofspiel/point_difference": Costs(720, 210, 40_000),
          "jujitsu": Costs(460, 310, 27_000),
          "oshi_zumo": Costs(64, 4.5, 270_000),
          "default": Costs(1_000, 300, 10_000)}
