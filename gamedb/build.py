@@ -112,8 +112,24 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
                          "seconds": round(seconds, 3),
                          "root_keys": root_of(game).keys.tolist()})
         return _report(writer, game, solved, time.perf_counter() - start, fallbacks)
+    except SystemError as exc:
+        if _interrupted(exc):  # Ctrl-C inside a compiled call: numba wraps it
+            raise KeyboardInterrupt from None
+        raise
     finally:
         writer.close()
+
+
+def _interrupted(exc: BaseException | None) -> bool:
+    """True if ``exc`` was caused by a KeyboardInterrupt (numba reports Ctrl-C during a
+    compiled call as ``SystemError: ... returned a result with an exception set``)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def _refuse_if_too_big(game: Game[Any], workers: int, values_only: bool,

@@ -220,3 +220,30 @@ def test_a_killed_worker_stops_the_build_in_one_line_and_it_resumes(
     assert not _gone(_group(run.proc.pid))
     _resume(db)
     assert _dump(db) == reference
+
+
+def test_ctrl_c_inside_a_compiled_call_is_an_interrupt(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """numba reports a Ctrl-C during a compiled call as a SystemError caused by the
+    KeyboardInterrupt (seen 1 time in 3 while enumerating 8-card Goofspiel, one worker)."""
+    import gamedb.build as build_module
+    from click.testing import CliRunner
+
+    from gamedb.cli import cli
+
+    def interrupted_in_numba(*args: object) -> None:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("CPUDispatcher(<function _expand>) returned a result with an "
+                              "exception set") from exc
+
+    monkeypatch.setattr(build_module, "enumerate_layers", interrupted_in_numba)
+    db = tmp_path / "j5.sqlite"
+    result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=5)", "--db", str(db),
+                                      "--quiet", "--workers", "1"])
+    assert result.exit_code == 130, result.output
+    assert result.stderr.strip().splitlines() == [
+        f"interrupted: every finished chunk is saved in {db}; run the same command to resume"]
+    monkeypatch.undo()
+    assert build_module.build("jujitsu(num_cards=5)", db).status == "complete"
