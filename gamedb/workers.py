@@ -50,20 +50,27 @@ class Workers:
         self._conns: list[Connection] = []
         self._pids: list[int] = []
         self._free: queue.SimpleQueue[Connection | None] = queue.SimpleQueue()
-        parent = os.getpid()
-        for _ in range(count):
-            mine, theirs = multiprocessing.Pipe()
-            pid = os.fork()
-            if pid == 0:  # pragma: no cover (runs in the child)
-                try:
-                    for conn in (*self._conns, mine):  # only the builder may hold these
-                        conn.close()
-                    _serve(theirs, parent)
-                finally:
-                    os._exit(1)  # never run the builder's code in a worker
-            theirs.close()
-            self._conns.append(mine)
-            self._pids.append(pid)
+        try:
+            for _ in range(count):
+                self._start(os.getpid())
+        except BaseException:  # e.g. fork refused for lack of memory: no half pool
+            self.stop()
+            raise
+
+    def _start(self, parent: int) -> None:
+        """Fork one worker, joined to this process by a pipe."""
+        mine, theirs = multiprocessing.Pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover (runs in the child)
+            try:
+                for conn in (*self._conns, mine):  # only the builder may hold these
+                    conn.close()
+                _serve(theirs, parent)
+            finally:
+                os._exit(1)  # never run the builder's code in a worker
+        theirs.close()
+        self._conns.append(mine)
+        self._pids.append(pid)
 
     def __enter__(self) -> Workers:
         return self
