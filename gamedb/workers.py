@@ -123,7 +123,7 @@ class Workers:
 def _receive(conn: Connection) -> tuple[int, bool, Any]:
     try:
         return conn.recv()  # type: ignore[no-any-return]
-    except EOFError:
+    except (EOFError, ConnectionResetError):  # reset: it died with our task unread
         raise WorkerDied("a worker process died (killed, or out of memory?); every "
                          "finished chunk is saved: run the same command to resume") from None
 

@@ -207,10 +207,12 @@ def _shows(db: Path, query: str, timeout: float = 60) -> bool:
 def test_a_killed_worker_stops_the_build_in_one_line_and_it_resumes(
         tmp_path: Path, reference: tuple[object, ...]) -> None:
     db = tmp_path / "worker.sqlite"
-    run = Run(db, [*ARGS, "--quiet"])
+    run = Run(db, ["--workers", "2", "--chunk-size", "300", "--quiet"])  # always busy
     assert _shows(db, STAGES["solving"]), "the build never started solving"
-    workers = _group(run.proc.pid) - {run.proc.pid}
-    assert workers, "no worker to kill"
+    deadline = time.monotonic() + 30
+    while not (workers := _group(run.proc.pid) - {run.proc.pid}):  # between two pools
+        assert time.monotonic() < deadline and run.proc.poll() is None, "no worker to kill"
+        time.sleep(0.01)
     os.kill(min(workers), signal.SIGKILL)  # what the out-of-memory killer does
     code, lines = run.finish(timeout=30)
     if code == 0:
@@ -218,7 +220,7 @@ def test_a_killed_worker_stops_the_build_in_one_line_and_it_resumes(
     assert code == 1 and len(lines) == 1 and "a worker process died" in lines[0], lines
     assert "run the same command to resume" in lines[0]
     assert not _gone(_group(run.proc.pid))
-    _resume(db)
+    _resume(db, ["--workers", "2", "--chunk-size", "300"])
     assert _dump(db) == reference
 
 
