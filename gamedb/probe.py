@@ -4,20 +4,27 @@ Copy this one file into another program to read shipped databases without instal
 gamedb, numpy or SQLAlchemy. It reads the file-format contract of docs/format.md: the
 ``meta`` and ``states`` tables and the ``strategies`` relation (a table up to schema
 0002, a view over ``states`` using SQLite's built-in JSON functions since 0003), which
-every schema revision keeps.
+every schema revision keeps. Opening a file checks its schema revision and its key
+layout, and refuses what this reader does not know (``UnreadableFile``).
 Files are opened read-only (``mode=ro``): probing never changes a byte.
 
-Positions are looked up by canonical key. ``gamedb key SPEC POSITION`` prints the key
-of any position; for Jujitsu ``jujitsu_key`` computes it here, in pure Python, and
-``GameFile.probe_jujitsu`` answers in real cards.
+Every family reads the same way. Positions are looked up by canonical key
+(``gamedb key SPEC POSITION`` prints the key of any position), and
+``GameFile.position`` decodes a key with the file's own ``positions`` view, which
+gamedb generates from the game's declared key layout when it writes the file (schema
+0002 and later). For Jujitsu ``jujitsu_key`` also computes keys here, in pure Python,
+and ``GameFile.probe_jujitsu`` answers in real cards.
 
 >>> from pathlib import Path
 >>> path = Path(__file__).parents[1] / "data" / "jujitsu_num_cards=8_ties=carry.shipped.sqlite"
 >>> with GameFile(path) as book:
 ...     start = book.probe(book.root_keys[0])
 ...     mine = book.probe_jujitsu([1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8])
+...     where = book.position(book.root_keys[0])
 >>> book.spec, round(start.value, 9)
 ('jujitsu(num_cards=8,ties=carry)', 0.0)
+>>> where["position"]
+'hand1=1,2,3,4,5,6,7,8 hand2=1,2,3,4,5,6,7,8 pot=0 diff=0'
 >>> 8 in mine.strategies[1]          # Sanwal & Drechsler: never lead the highest card
 False
 >>> jujitsu_key([2, 9], [4, 7], num_cards=8)     # a card outside 1..8
@@ -37,12 +44,19 @@ from typing import Any
 #: Every key holds its layer in bits 48 and up (``gamedb.games.base.LAYER_SHIFT``).
 LAYER_SHIFT = 48
 
+#: Schema revisions (``alembic_version``) whose file format this reader knows.
+SCHEMA_REVISIONS = ("0001", "0002", "0003")
+
 _JUJITSU_POT_BITS = 5
 _JUJITSU_DIFF_OFFSET = 32
 
 
 class NotStored(KeyError):
     """The key is not in the file (not a canonical key, or an unfinished build)."""
+
+
+class UnreadableFile(ValueError):
+    """Not a gamedb file this reader knows: its schema revision or key layout."""
 
 
 @dataclass(frozen=True)
@@ -81,9 +95,16 @@ class GameFile:
             raise FileNotFoundError(f"{path}: no such database file")
         self.path = path
         self._conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
-        rows = self._conn.execute("SELECT name, value FROM meta").fetchall()
-        self.meta: dict[str, Any] = {name: json.loads(value) for name, value in rows}
-        """The ``meta`` table, JSON-decoded: spec, family, params, key_layout, ..."""
+        try:
+            self.revision = _revision(self._conn, path)
+            """The schema revision (one of ``SCHEMA_REVISIONS``)."""
+            rows = self._conn.execute("SELECT name, value FROM meta").fetchall()
+            self.meta: dict[str, Any] = {name: json.loads(value) for name, value in rows}
+            """The ``meta`` table, JSON-decoded: spec, family, params, key_layout, ..."""
+            _check_layout(self.meta, path)
+        except BaseException:
+            self._conn.close()
+            raise
 
     def __enter__(self) -> GameFile:
         return self
@@ -99,6 +120,11 @@ class GameFile:
     def spec(self) -> str:
         """The game spec, e.g. ``jujitsu(num_cards=8,ties=carry)``."""
         return str(self.meta["spec"])
+
+    @property
+    def key_layout(self) -> str:
+        """The key encoding, e.g. ``jujitsu-v1`` (``-raw``: positions not reduced)."""
+        return str(self.meta["key_layout"])
 
     @property
     def root_keys(self) -> list[int]:
@@ -119,6 +145,27 @@ class GameFile:
                 "SELECT player, action, prob FROM strategies WHERE key = ?", (key,)):
             strategies[player][action] = prob
         return Stored(key, row[0], row[1], strategies)
+
+    def position(self, key: int) -> dict[str, Any]:
+        """Return the position of a stored key, decoded: its text and fields by name.
+
+        Reads the file's ``positions`` view (generated from the game's declared key
+        layout), so it decodes every family; canonical keys decode to their class's
+        representative (ranks as cards, players maybe swapped).
+
+        Raises:
+            NotStored: no such key in the file.
+            UnreadableFile: a schema-0001 file, which has no views.
+        """
+        if self.revision == "0001":
+            raise UnreadableFile(f"{self.path.name} has schema revision 0001, without the "
+                                 f"positions view: run gamedb upgrade {self.path}")
+        cursor = self._conn.execute("SELECT * FROM positions WHERE key = ?", (key,))
+        row = cursor.fetchone()
+        if row is None:
+            raise NotStored(f"key {key} is not in {self.path.name}")
+        names = [d[0] for d in cursor.description]
+        return {n: v for n, v in zip(names, row) if n not in ("key", "value", "gap")}
 
     def get(self, key: int, default: Stored | None = None) -> Stored | None:
         """Like ``probe`` but return ``default`` for a key that is not stored."""
@@ -147,6 +194,28 @@ class GameFile:
             3 - player if where.swapped else player].items()} for player in (1, 2)}
         return Stored(where.key, -stored.value if where.swapped else stored.value,
                       stored.gap, real)
+
+
+def _revision(conn: sqlite3.Connection, path: Path) -> str:
+    try:
+        row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise UnreadableFile(f"{path.name} is not a gamedb file ({exc})") from None
+    revision = str(row[0]) if row else "none"
+    if revision not in SCHEMA_REVISIONS:
+        raise UnreadableFile(f"{path.name} has schema revision {revision}; this reader knows "
+                             f"{', '.join(SCHEMA_REVISIONS)} (use the probe.py of the gamedb "
+                             f"that wrote the file)")
+    return revision
+
+
+def _check_layout(meta: dict[str, Any], path: Path) -> None:
+    """Refuse a file whose key layout is not ``FAMILY-vN`` or ``FAMILY-vN-raw``."""
+    layout, family = meta.get("key_layout"), meta.get("family")
+    name, dash_v, version = str(layout).removesuffix("-raw").rpartition("-v")
+    if not (isinstance(layout, str) and dash_v and name == family and version.isdigit()):
+        raise UnreadableFile(f"{path.name} has key layout {layout!r}, not one of family "
+                             f"{family!r} (FAMILY-vN or FAMILY-vN-raw)")
 
 
 def jujitsu_key(hand1: list[int], hand2: list[int], pot: int = 0, diff: int = 0, *,
@@ -182,4 +251,4 @@ def _jujitsu_encode(h1: int, h2: int, pot: int, diff: int, n: int) -> int:
             | bin(h1).count("1") << LAYER_SHIFT)
 
 
-__all__ = ["GameFile", "JujitsuKey", "NotStored", "Stored", "jujitsu_key"]
+__all__ = ["GameFile", "JujitsuKey", "NotStored", "Stored", "UnreadableFile", "jujitsu_key"]

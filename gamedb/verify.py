@@ -2,44 +2,67 @@
 
 For each stored position the stage matrix is rebuilt from the stored values of its
 successors (through the game's layer face), and the stored strategies must form an
-equilibrium of it with the stored value: ``max_i (M y)_i - min_j (x M)_j <= tolerance``
-and ``min_j (x M)_j - tol <= value <= max_i (M y)_i + tol``.
+equilibrium of it, judged as the solver judges its own solutions
+(``gamedb.solver.matrix_game``): the gap ``max_i (M y)_i - min_j (x M)_j`` at most
+``tolerance * max(1, payoff range)``, and the stored value within that gap of ``x M y``.
+
+The file is read through the store, layer by layer from the lowest, in bounded
+batches: only the values of the layers a successor can fall into are held (as the
+builder holds them), so memory follows the largest layers, not the file. A damaged row
+(a value that is no number, a strategy that is no JSON object, an unknown action
+label, a missing successor...) fails its own position, and its value reads as NaN, so
+positions above it fail too; those are listed after the ones whose successors all
+passed, which come first: they are the positions that were altered.
 """
 
 from __future__ import annotations
 
-import itertools
-import json
-import sqlite3
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from gamedb.games.base import TERMINAL, Expansion, Game, GameError
 from gamedb.solver.backward import ValueTable, batches, stage_matrices
 from gamedb.solver.exact import solve_exact
-from gamedb.solver.matrix_game import TOLERANCE, solve_games
-from gamedb.store import open_db
+from gamedb.solver.matrix_game import TOLERANCE, batch_gaps, solve_games
+from gamedb.store import DamagedFile, GameDB, StoredRows, open_db
+from gamedb.store.codec import decode_batch, decode_joined
 
 Floats = npt.NDArray[np.float64]
+Bools = npt.NDArray[np.bool_]
+Progress = Callable[[int, int], None]
+
+#: How many failing positions a report lists (the count covers all of them).
+LISTED = 20
+
+#: Positions above which ``exact`` wants ``sample`` (rationals cost ~1-30 ms each).
+EXACT_LIMIT = 50_000
 
 
 @dataclass(frozen=True, slots=True)
-class StageGames:
-    """A batch of stored positions with their re-derived stage games."""
+class Failure:
+    """One stored position that fails the check."""
 
+    key: int
+    position: str
+    """The position as ``gamedb show`` reads it (the stored representative)."""
+    reason: str
     layer: int
-    keys: npt.NDArray[np.int64]
-    n_rows: npt.NDArray[np.int64]
-    n_cols: npt.NDArray[np.int64]
-    payoffs: Floats
-    """Stage matrices (B, R, C) rebuilt from stored successor values (padded)."""
-    values: Floats
-    """Stored values (B,)."""
-    row_strategies: Floats
-    col_strategies: Floats
+    after_successor: bool = False
+    """True when a successor failed too: the cause is most likely below it."""
+
+
+@dataclass(frozen=True, slots=True)
+class LayerCheck:
+    """What ``verify`` found in one layer."""
+
+    checked: int = 0
+    max_gap: float = 0.0
+    failures: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,166 +70,406 @@ class VerifyReport:
     """Outcome of ``verify``."""
 
     states: int
+    """Positions the ``layers`` table says are stored."""
     checked: int
     max_gap: float
     failures: int
-    failing_keys: list[int] = field(default_factory=list)
-    layers: dict[int, tuple[int, float, int]] = field(default_factory=dict)
-    """layer -> (checked, max gap, failures)."""
+    failed: list[Failure] = field(default_factory=list)
+    """Up to ``LISTED`` failing positions, the altered ones (no failing successor) first."""
+    layers: dict[int, LayerCheck] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    """Damage that is no single position's: layer counts, a missing start position."""
     max_exact_error: float | None = None
     """With ``exact``: largest |stored value - exact rational value|."""
 
     @property
+    def failing_keys(self) -> list[int]:
+        """Keys of the listed failing positions."""
+        return [f.key for f in self.failed]
+
+    @property
     def ok(self) -> bool:
         """True when every checked position is an equilibrium within tolerance."""
-        return self.failures == 0 and self.checked > 0
+        return self.failures == 0 and not self.problems and self.checked > 0
+
+
+@dataclass(frozen=True, slots=True)
+class StageGames:
+    """A batch of stored positions of one layer with their re-derived stage games."""
+
+    layer: int
+    exp: Expansion
+    """The positions' expansion (keys, action counts and labels, successors)."""
+    payoffs: Floats
+    """Stage matrices (B, R, C) rebuilt from stored successor values (padded; NaN where a
+    successor is missing)."""
+    values: Floats
+    """Stored values (B,), NaN where not a number."""
+    row_strategies: Floats
+    col_strategies: Floats
+    reasons: dict[int, str]
+    """Batch index -> why the row itself is damaged (checked no further)."""
+
+    @property
+    def keys(self) -> npt.NDArray[np.int64]:
+        return self.exp.keys
+
+    @property
+    def n_rows(self) -> npt.NDArray[np.int64]:
+        return self.exp.n_rows
+
+    @property
+    def n_cols(self) -> npt.NDArray[np.int64]:
+        return self.exp.n_cols
 
 
 def stage_games(path: str | Path, *, sample: int | None = None,
                 seed: int = 0) -> Iterator[StageGames]:
-    """Yield stored positions' stage games and stored solutions, layer by layer.
+    """Yield the stored positions' stage games and stored solutions, layer by layer.
 
     Args:
         path: the database file.
-        sample: check only this many positions drawn at random (all when None).
+        sample: only this many positions drawn at random (all when None).
         seed: seed of the sample.
     """
     with open_db(path) as db:
-        game = db.game
-    conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
-    try:
-        # Keys go through int64, never float64: keys of layer 32 and up exceed 2**53.
-        rows = conn.execute("SELECT key, layer, value FROM states ORDER BY key").fetchall()
-        keys = np.array([r[0] for r in rows], dtype=np.int64)
-        layer_of = np.array([r[1] for r in rows], dtype=np.int64)
-        values = np.array([r[2] for r in rows], dtype=np.float64)
-        table = ValueTable()
-        table.add(-1, keys, values)
-        chosen = np.ones(len(keys), bool)
-        if sample is not None and sample < len(keys):
-            chosen[:] = False
-            chosen[np.random.default_rng(seed).choice(len(keys), sample, replace=False)] = True
-        for layer in sorted(set(layer_of[chosen].tolist())):
-            mine = (layer_of == layer) & chosen
-            probe = game.expand(keys[mine][:1])
-            for batch in batches(keys[mine], int(np.prod(probe.succ.shape[1:]))):
-                exp = game.expand(batch)
-                x, y = _strategies(conn, exp.keys, exp.row_actions, exp.col_actions,
-                                   dense=sample is None)
-                yield StageGames(layer, batch, exp.n_rows, exp.n_cols, stage_matrices(exp, table),
-                                 table.lookup(batch), x, y)
-    finally:
-        conn.close()
-
-
-def _strategies(conn: sqlite3.Connection, keys: npt.NDArray[np.int64],
-                row_labels: npt.NDArray[np.int64], col_labels: npt.NDArray[np.int64], *,
-                dense: bool = True) -> tuple[Floats, Floats]:
-    """Read the stored strategies of ``keys`` into action-position arrays.
-
-    A batch's JSON objects are parsed by one ``json.loads`` call and placed with array
-    operations (~0.3 µs a probability). A label that is not an action of its position
-    is left out, so the strategy no longer sums to 1 and the check fails.
-    """
-    query = "SELECT key, strategy1, strategy2 FROM states WHERE "
-    if dense:  # every key of the range is wanted: one range scan
-        rows = conn.execute(query + "key BETWEEN ? AND ?", (int(keys[0]), int(keys[-1]))).fetchall()
-    else:
-        rows = []
-        for start in range(0, len(keys), 500):
-            part = keys[start:start + 500].tolist()
-            rows += conn.execute(query + f"key IN ({','.join('?' * len(part))})", part).fetchall()
-    out = (np.zeros(row_labels.shape), np.zeros(col_labels.shape))
-    if not rows:
-        return out
-    skey = np.array([row[0] for row in rows], dtype=np.int64)
-    pos = np.searchsorted(keys, skey).clip(0, len(keys) - 1)
-    mine = keys[pos] == skey
-    for column, labels, target in ((1, row_labels, out[0]), (2, col_labels, out[1])):
-        parsed = json.loads("[" + ",".join(row[column] or "{}" for row in rows) + "]")
-        sizes = np.fromiter(map(len, parsed), dtype=np.int64, count=len(parsed))
-        action = np.fromiter(map(int, itertools.chain.from_iterable(parsed)), dtype=np.int64,
-                             count=int(sizes.sum()))
-        prob = np.fromiter(itertools.chain.from_iterable(d.values() for d in parsed),
-                           dtype=np.float64, count=len(action))
-        sel = np.repeat(mine, sizes)
-        where, action, prob = np.repeat(pos, sizes)[sel], action[sel], prob[sel]
-        hits = labels[where] == action[:, None]
-        known = hits.any(axis=1)
-        np.add.at(target, (where[known], np.argmax(hits[known], axis=1)), prob[known])
-    return out
+        check = _Check(db, TOLERANCE, False)
+        source = _sampled(db, sample, seed) if sample is not None else _every(db, check)
+        for rows, table in source:
+            yield from check.stage_games(rows, table)
 
 
 def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None = None,
-           exact: bool = False, seed: int = 0) -> VerifyReport:
+           exact: bool = False, seed: int = 0, on_progress: Progress | None = None
+           ) -> VerifyReport:
     """Re-check the stored positions of the file at ``path``.
 
     Args:
         path: the database file.
-        tolerance: largest admissible gap, relative to each stage game's payoff range.
+        tolerance: largest admissible gap, relative to max(1, payoff range) as in the solver.
         sample: check this many random positions instead of all (for huge files).
         exact: also re-solve every checked stage game in rational arithmetic and require
             the stored value to match the exact value of the stored stage matrix.
         seed: seed of the sample.
+        on_progress: called with (positions checked, positions to check).
+
+    Raises:
+        NotAGameDB, SchemaOutOfDate, SpecMismatch, DamagedFile: as ``open_db``.
     """
-    per_layer: dict[int, tuple[int, float, int]] = {}
-    failing: list[int] = []
-    exact_error = 0.0
     with open_db(path) as db:
-        values_only = bool(db.meta.get("values_only"))
-    check = _check_values if values_only else _check
-    for games in stage_games(path, sample=sample, seed=seed):
-        gaps, bad = check(games, tolerance)
-        if exact:
-            errors = _exact_errors(games)
-            exact_error = max(exact_error, float(errors.max(initial=0.0)))
-            bad |= errors > tolerance * np.maximum(1.0, np.abs(games.payoffs).max(axis=(1, 2)))
-        checked, worst, fails = per_layer.get(games.layer, (0, 0.0, 0))
-        per_layer[games.layer] = (checked + len(gaps), max(worst, float(gaps.max(initial=0.0))),
-                                  fails + int(bad.sum()))
-        failing.extend(games.keys[bad][: 20 - len(failing)].tolist())
-    checked = sum(c for c, _, _ in per_layer.values())
-    with open_db(path) as db:
-        states = db.info().done
-    return VerifyReport(states, checked, max((g for _, g, _ in per_layer.values()), default=0.0),
-                        sum(f for _, _, f in per_layer.values()), failing, per_layer,
-                        exact_error if exact else None)
+        check = _Check(db, tolerance, exact)
+        if exact and (sample or check.states) > EXACT_LIMIT:
+            raise GameError(f"--exact on more than {EXACT_LIMIT:,} positions would take hours; "
+                            "add --sample N")
+        total = min(sample, check.states) if sample is not None else check.states
+        source = _sampled(db, sample, seed) if sample is not None else _every(db, check)
+        for rows, table in source:
+            check.rows(rows, table)
+            if on_progress is not None:
+                on_progress(check.checked, max(total, check.checked))
+        if sample is None:
+            check.whole_file()
+        return check.report()
 
 
-def _check_values(games: StageGames, tolerance: float) -> tuple[Floats, npt.NDArray[np.bool_]]:
-    """For a values-only file: re-solve each stage game and compare with the stored value.
+def _every(db: GameDB, check: _Check) -> Iterator[tuple[StoredRows, ValueTable]]:
+    """Every stored row, layer by layer from the lowest, with the values below it."""
+    game, table = db.game, ValueTable()
+    span = game.layer_span
+    for layer in db.stored_layers():
+        table.keep(game, {low for low in table.layers if span is None or low >= layer - span})
+        keys, values = [], []
+        for rows in db.layer_rows(layer, strategies=False):
+            yield rows, table
+            keys.append(rows.keys)
+            values.append(rows.numbers())  # NaN where damaged: the positions above fail
+        table.add(layer, np.concatenate(keys), np.concatenate(values))
+        check.layer_done(layer, sum(map(len, keys)))
 
-    The "gap" reported is |stored value - re-solved value| (no strategies are stored).
-    """
-    solution = solve_games(games.payoffs, games.n_rows, games.n_cols)
-    errors = np.abs(solution.values - games.values)
-    scale = np.maximum(1.0, np.abs(games.payoffs).max(axis=(1, 2)))
-    return errors, errors > tolerance * scale
+
+def _sampled(db: GameDB, sample: int, seed: int) -> Iterator[tuple[StoredRows, ValueTable]]:
+    """``sample`` rows drawn at random, each with its successors' values read by key."""
+    counts = {layer.layer: layer.done for layer in db.info().layers}
+    layers = sorted(counts)
+    total = sum(counts.values())
+    picks = np.sort(np.random.default_rng(seed).choice(total, min(sample, total), replace=False))
+    starts = np.cumsum([0] + [counts[layer] for layer in layers])
+    for i, layer in enumerate(layers):
+        mine = picks[(picks >= starts[i]) & (picks < starts[i + 1])] - starts[i]
+        if len(mine):
+            yield from _rows_with_successors(db, _keys_at(db, layer, mine))
 
 
-def _exact_errors(games: StageGames) -> Floats:
+def _keys_at(db: GameDB, layer: int, offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The keys at the given sorted offsets of a layer (one streamed pass over its keys)."""
+    chosen, seen = [], 0
+    for rows in db.layer_rows(layer, strategies=False):
+        local = offsets[(offsets >= seen) & (offsets < seen + len(rows.keys))] - seen
+        chosen.append(rows.keys[local])
+        seen += len(rows.keys)
+    return np.concatenate(chosen) if chosen else np.empty(0, np.int64)
+
+
+def _rows_with_successors(db: GameDB, keys: npt.NDArray[np.int64]
+                          ) -> Iterator[tuple[StoredRows, ValueTable]]:
+    for batch in batches(keys, _per_state(db.game, keys)):
+        succ = db.game.expand(batch).succ
+        table = ValueTable()
+        table.add(0, *db.values_of(np.unique(succ[succ != TERMINAL])))
+        yield db.rows_of(batch), table
+
+
+def _per_state(game: Game[Any], keys: npt.NDArray[np.int64]) -> int:
+    return int(np.prod(game.expand(keys[:1]).succ.shape[1:])) if len(keys) else 1
+
+
+class _Check:
+    """Accumulates what ``verify`` finds, batch after batch."""
+
+    def __init__(self, db: GameDB, tolerance: float, exact: bool):
+        self.db, self.game, self.tolerance, self.exact = db, db.game, tolerance, exact
+        self.values_only = bool(db.meta.get("values_only"))
+        self.layers: dict[int, LayerCheck] = {}
+        self.failed: list[Failure] = []
+        self.failures, self.checked, self.exact_error = 0, 0, 0.0
+        self.failed_keys: list[npt.NDArray[np.int64]] = []
+        self.problems: list[str] = []
+        self.states = 0
+        self.expected: dict[int, int] | None = None
+        try:
+            info = db.info()
+        except DamagedFile as exc:  # a damaged layers table: say so, check the rows anyway
+            self.problems.append(exc.what)
+            self.states = int(db.meta.get("states", 0))
+            return
+        self.states = info.states
+        self.expected = {x.layer: x.done for x in info.layers}
+
+    def rows(self, rows: StoredRows, table: ValueTable) -> None:
+        """Check a run of stored rows of one layer against the values in ``table``."""
+        for games in self.stage_games(rows, table):
+            self._judge(games)
+
+    def stage_games(self, rows: StoredRows, table: ValueTable) -> Iterator[StageGames]:
+        """The stage games of a run of rows, in batches the layer face expands at once."""
+        values, reasons = self._parse_values(rows)
+        start = 0
+        for keys in batches(rows.keys, _per_state(self.game, rows.keys)):
+            part = slice(start, start + len(keys))
+            start += len(keys)
+            sub = {i - part.start: r for i, r in reasons.items() if part.start <= i < part.stop}
+            yield self._batch(rows, part, values[part], sub, table)
+
+    def _parse_values(self, rows: StoredRows) -> tuple[Floats, dict[int, str]]:
+        values = rows.numbers()
+        layer = int(self.game.layer_of(rows.keys[:1])[0]) if len(rows.keys) else 0
+        gaps = replace(rows, values=rows.gaps).numbers()
+        suspects = np.flatnonzero(np.isnan(values) | np.isnan(gaps)).tolist()
+        suspects += [i for i, stored in enumerate(rows.layers) if stored != layer]
+        reasons = {}
+        for i in sorted(set(suspects)):
+            reasons[i] = self._row_reason(rows, i) or (
+                f"its layer column says {rows.layers[i]!r}, its key says {layer}")
+        return values, reasons
+
+    def _row_reason(self, rows: StoredRows, i: int) -> str | None:
+        """What is wrong with row ``i`` itself (None: nothing)."""
+        if not rows.texts:  # read without its strategies: read it whole
+            rows, i = self.db.rows_of(rows.keys[i:i + 1]), 0
+        try:
+            self.db.checked_row("", rows.values[i], rows.gaps[i], rows.strategy1[i],
+                                rows.strategy2[i])
+        except DamagedFile as exc:
+            return exc.what.removeprefix(": ")
+        return None
+
+    def _batch(self, rows: StoredRows, part: slice, values: Floats, reasons: dict[int, str],
+               table: ValueTable) -> StageGames:
+        exp = self.game.expand(rows.keys[part])
+        payoffs = self._payoffs(exp, table, reasons)
+        x = self._strategies(rows, part, 1, exp.row_actions, reasons)
+        y = self._strategies(rows, part, 2, exp.col_actions, reasons)
+        layer = int(self.game.layer_of(exp.keys[:1])[0])
+        return StageGames(layer, exp, payoffs, values, x, y, reasons)
+
+    def _payoffs(self, exp: Expansion, table: ValueTable, reasons: dict[int, str]) -> Floats:
+        """Stage matrices; a position with a successor that is not stored gets NaN."""
+        try:
+            return stage_matrices(exp, table)
+        except LookupError:
+            pass
+        succ = exp.succ.reshape(len(exp.keys), -1)
+        found = np.zeros(succ.shape, bool)
+        if len(table.keys):
+            at = np.searchsorted(table.keys, succ).clip(0, len(table.keys) - 1)
+            found = table.keys[at] == succ
+        missing = ~(found | (succ == TERMINAL))
+        for i in np.flatnonzero(missing.any(axis=1)).tolist():
+            lost = int(succ[i][missing[i]][0])
+            reasons.setdefault(i, f"its successor {self._position(lost)} (key {lost}) "
+                                  "is not stored")
+        ok = ~missing.any(axis=1)
+        payoffs = np.full(exp.succ.shape[:3], np.nan)
+        if ok.any():
+            payoffs[ok] = stage_matrices(_subset(exp, ok), table)
+        return payoffs
+
+    def _strategies(self, rows: StoredRows, part: slice, player: int,
+                    labels: npt.NDArray[np.int64], reasons: dict[int, str]) -> Floats:
+        """Place one player's stored strategies at their action positions (B, A)."""
+        out = np.zeros(labels.shape)
+        if self.values_only:
+            return out
+        try:
+            sizes, action, prob = self._decoded(rows, part, player)
+        except ValueError:  # rare: read the rows again and find the damaged ones
+            full = self.db.rows_of(rows.keys[part])
+            texts = full.strategy1 if player == 1 else full.strategy2
+            for i in range(len(full.keys)):
+                if (reason := self._row_reason(full, i)) is not None:
+                    reasons.setdefault(i, reason)
+            sizes, action, prob = decode_batch(
+                tuple(None if i in reasons else t for i, t in enumerate(texts)))
+        where = np.repeat(np.arange(len(sizes)), sizes)
+        hits = labels[where] == action[:, None]
+        known = hits.any(axis=1)
+        for i, label in zip(where[~known].tolist(), action[~known].tolist()):
+            reasons.setdefault(i, f"the strategy of stored player {player} names action "
+                                  f"label {label}, not an action of this position")
+        np.add.at(out, (where[known], np.argmax(hits[known], axis=1)), prob[known])
+        return out
+
+    def _decoded(self, rows: StoredRows, part: slice, player: int) -> tuple[
+            npt.NDArray[np.int64], npt.NDArray[np.int64], Floats]:
+        """Sizes, labels and probabilities of one player's strategies in ``rows[part]``."""
+        if not rows.texts:  # streamed without them: join them in SQL
+            joined = self.db.joined_strategies(int(rows.keys[part][0]), int(rows.keys[part][-1]))
+            return decode_joined(joined[player - 1], len(rows.keys[part]))
+        texts = (rows.strategy1 if player == 1 else rows.strategy2)[part]
+        return decode_batch(texts)
+
+    def _judge(self, batch: StageGames) -> None:
+        gaps, bad, why = (self._check_values if self.values_only else self._check)(batch)
+        why = why.astype(object)  # reasons of any length (a fixed-width str array cuts them)
+        if self.exact:
+            errors = _exact_errors(batch)
+            self.exact_error = max(self.exact_error, float(np.nanmax(errors, initial=0.0)))
+            exp = batch.exp
+            _, ranges = batch_gaps(np.nan_to_num(batch.payoffs), exp.n_rows, exp.n_cols,
+                                   batch.row_strategies, batch.col_strategies)
+            off = ~(errors <= self.tolerance * np.maximum(1.0, ranges))
+            why = np.where(off & ~bad, "the stored value differs from the exact value of "
+                                       "its stage game", why)
+            bad |= off
+        for i, reason in batch.reasons.items():
+            bad[i], why[i] = True, reason
+        self._count(batch, gaps, bad, why)
+
+    def _check(self, batch: StageGames) -> tuple[Floats, Bools, npt.NDArray[Any]]:
+        exp, M, x, y = batch.exp, batch.payoffs, batch.row_strategies, batch.col_strategies
+        gaps, ranges = batch_gaps(np.nan_to_num(M), exp.n_rows, exp.n_cols, x, y)
+        limit = self.tolerance * np.maximum(1.0, ranges)
+        played = np.einsum("br,brc,bc->b", x, np.nan_to_num(M), y)
+        sums_ok = np.isclose(x.sum(1), 1, atol=1e-9) & np.isclose(y.sum(1), 1, atol=1e-9)
+        lost = np.isnan(M).any(axis=(1, 2))
+        value_off = ~(np.abs(batch.values - played) <= gaps + limit)
+        why = np.select(
+            [lost, ~sums_ok, ~(gaps <= limit), value_off],
+            ["a successor's stored value is damaged or missing",
+             "a stored strategy does not sum to 1",
+             "the stored strategies are no equilibrium of its stage game",
+             "the stored value is not the value of the stored strategies"], "")
+        return np.where(lost, np.nan, gaps), why != "", why
+
+    def _check_values(self, batch: StageGames) -> tuple[Floats, Bools, npt.NDArray[Any]]:
+        """Values-only file: re-solve each stage game and compare with the stored value."""
+        exp, M = batch.exp, batch.payoffs
+        lost = np.isnan(M).any(axis=(1, 2))
+        solution = solve_games(np.where(lost[:, None, None], 0.0, M), exp.n_rows, exp.n_cols)
+        _, ranges = batch_gaps(np.nan_to_num(M), exp.n_rows, exp.n_cols,
+                               solution.row_strategies, solution.col_strategies)
+        errors = np.abs(solution.values - batch.values)
+        off = ~(errors <= self.tolerance * np.maximum(1.0, ranges))
+        why = np.select([lost, off], ["a successor's stored value is damaged or missing",
+                                      "the stored value is not the value of its stage game"], "")
+        return np.where(lost, np.nan, errors), why != "", why
+
+    def _count(self, batch: StageGames, gaps: Floats, bad: Bools, why: npt.NDArray[Any]) -> None:
+        before = self.layers.get(batch.layer, LayerCheck())
+        worst = float(np.nanmax(gaps, initial=0.0)) if len(gaps) else 0.0
+        self.layers[batch.layer] = LayerCheck(before.checked + len(gaps),
+                                              max(before.max_gap, worst),
+                                              before.failures + int(bad.sum()))
+        self.checked += len(gaps)
+        self.failures += int(bad.sum())
+        if bad.any():
+            self._list(batch, np.flatnonzero(bad), why)
+
+    def _list(self, batch: StageGames, failing: npt.NDArray[np.int64],
+              why: npt.NDArray[Any]) -> None:
+        """Keep the first failing positions, those whose successors all passed first."""
+        failed = np.concatenate(self.failed_keys) if self.failed_keys else np.empty(0, np.int64)
+        succ = batch.exp.succ[failing].reshape(len(failing), -1)
+        after = np.isin(succ, failed).any(axis=1) | (
+            np.isnan(batch.payoffs[failing]).any(axis=(1, 2))
+            & ~np.isin(failing, list(batch.reasons)))
+        for i, later in [*zip(failing[~after][:LISTED].tolist(), [False] * LISTED),
+                         *zip(failing[after][:LISTED].tolist(), [True] * LISTED)]:
+            key = int(batch.exp.keys[i])
+            self.failed.append(Failure(key, self._position(key), str(why[i]), batch.layer, later))
+        if len(failed) < 1_000_000:  # bounded: enough to tell causes from consequences
+            self.failed_keys.append(batch.exp.keys[failing])
+        self.failed.sort(key=lambda f: (f.after_successor, f.layer, f.key))
+        del self.failed[LISTED:]
+
+    def _position(self, key: int) -> str:
+        try:
+            return self.game.format_position(self.game.decode(key))
+        except Exception:  # a key no game position has: say so, never fail here
+            return "(no position of this game)"
+
+    def layer_done(self, layer: int, found: int) -> None:
+        """Compare a layer's stored rows with its row of the ``layers`` table."""
+        if self.expected is None:
+            return
+        expected = self.expected.pop(layer, None)
+        if expected is None:
+            self.problems.append(f"layer {layer}: {found:,} positions stored, "
+                                 "but the layers table has no row for it")
+        elif expected != found:
+            self.problems.append(f"layer {layer}: the layers table says {expected:,} "
+                                 f"position(s), {found:,} are stored")
+
+    def whole_file(self) -> None:
+        """After every layer: layers the table lists but no key holds, the start position."""
+        for layer, expected in sorted((self.expected or {}).items()):
+            if expected:
+                self.problems.append(f"layer {layer}: the layers table says {expected:,} "
+                                     "position(s), none is stored")
+        if self.db.meta.get("status") == "complete":
+            for key in self.db.meta.get("root_keys", []):
+                if not len(self.db.values_of(np.array([key], np.int64))[0]):
+                    self.problems.append(f"the start position {self._position(key)} "
+                                         f"(key {key}) is not stored")
+
+    def report(self) -> VerifyReport:
+        max_gap = max((x.max_gap for x in self.layers.values()), default=0.0)
+        return VerifyReport(self.states, self.checked, max_gap, self.failures, self.failed,
+                            dict(sorted(self.layers.items())), self.problems,
+                            self.exact_error if self.exact else None)
+
+
+def _subset(exp: Expansion, mask: Bools) -> Expansion:
+    return replace(exp, **{name: getattr(exp, name)[mask] for name in
+                           ("keys", "n_rows", "n_cols", "row_actions", "col_actions",
+                            "succ", "weight")})
+
+
+def _exact_errors(batch: StageGames) -> Floats:
     """|stored value - exact value| of each stage game, solved with Fractions."""
-    errors = np.empty(len(games.keys))
-    for i, (rows, cols) in enumerate(zip(games.n_rows.tolist(), games.n_cols.tolist())):
-        solution = solve_exact(games.payoffs[i, :rows, :cols])
-        errors[i] = abs(float(solution.value) - games.values[i])
+    errors = np.full(len(batch.exp.keys), np.nan)
+    for i, (rows, cols) in enumerate(zip(batch.exp.n_rows.tolist(), batch.exp.n_cols.tolist())):
+        matrix = batch.payoffs[i, :rows, :cols]
+        if np.isfinite(matrix).all() and np.isfinite(batch.values[i]):
+            errors[i] = abs(float(solve_exact(matrix).value) - batch.values[i])
     return errors
-
-
-def _check(games: StageGames, tolerance: float) -> tuple[Floats, npt.NDArray[np.bool_]]:
-    M, x, y = games.payoffs, games.row_strategies, games.col_strategies
-    R, C = M.shape[1:]
-    # Padded actions must not count: they carry zero probability in x, y; mask them out.
-    best_row = np.einsum("brc,bc->br", M, y)
-    worst_col = np.einsum("br,brc->bc", x, M)
-    row_pad = np.arange(R)[None, :] >= games.n_rows[:, None]
-    col_pad = np.arange(C)[None, :] >= games.n_cols[:, None]
-    upper = np.where(row_pad, -np.inf, best_row).max(axis=1)
-    lower = np.where(col_pad, np.inf, worst_col).min(axis=1)
-    gaps = upper - lower
-    scale = np.maximum(1.0, np.abs(np.where(row_pad[:, :, None] | col_pad[:, None, :], 0, M)).max(axis=(1, 2)))
-    sums_ok = np.isclose(x.sum(1), 1, atol=1e-9) & np.isclose(y.sum(1), 1, atol=1e-9)
-    bad = ((gaps > tolerance * scale) | ~sums_ok | (x < 0).any(1) | (y < 0).any(1)
-           | (games.values > upper + tolerance * scale) | (games.values < lower - tolerance * scale))
-    return gaps, bad
-

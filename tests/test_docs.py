@@ -40,6 +40,52 @@ def _run(name: str) -> list[tuple]:
         return conn.execute(sql).fetchall()
 
 
+_DIAGRAM = re.compile(r"^`([a-z_]+\([^`]*\))` \(([a-z_]+-v\d+)\):\n\n```text\n(.*?)\n```", re.S | re.M)
+
+
+def test_format_md_draws_every_family_s_key_as_its_declaration_does() -> None:
+    from gamedb.games import GAMES, load_game
+
+    drawn = _DIAGRAM.findall((DOCS / "format.md").read_text())
+    assert {spec.partition("(")[0] for spec, _, _ in drawn} <= set(GAMES) and len(drawn) >= 5
+    for spec, layout, diagram in drawn:
+        game = load_game(spec)
+        assert (game.spec, game.key_layout, game.layout.diagram()) == (spec, layout, diagram)
+
+
+def test_adding_a_game_md_builds_its_worked_example(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import sys
+    import types
+
+    from gamedb import games
+    from gamedb.build import build
+    from gamedb.games.base import reference_expand, successor_table
+    from gamedb.solver.backward import enumerate_layers
+
+    code = re.findall(r"```python\n(.*?)```", (DOCS / "adding-a-game.md").read_text(), re.S)
+    module = types.ModuleType("gamedb.games.pennies")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    exec(compile(code[0], str(DOCS / "adding-a-game.md"), "exec"), module.__dict__)
+    monkeypatch.setitem(games.GAMES, "pennies", module.Pennies)
+    game = games.load_game("pennies")
+    assert (game.spec, game.key_layout, game.action_noun) == ("pennies(rounds=3)", "pennies-v1", "side")
+    for layer, keys in enumerate_layers(game).items():
+        assert (game.layer_of(keys) == layer).all()
+        for key in keys.tolist():
+            assert game.canonical(game.decode(key)).key == key
+        assert successor_table(game.expand(keys), 0) == successor_table(reference_expand(game, keys), 0)
+    path = tmp_path / "pennies.sqlite"
+    build(game, path)
+    with open_db(path) as db:
+        assert db.probe("start").value == pytest.approx(0.0, abs=1e-9)
+        assert db.probe("left=1 diff=0").strategies[1] == pytest.approx({0: 0.5, 1: 0.5})
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT key, position FROM positions").fetchall()
+    assert rows and all(text == game.format_position(game.decode(key)) for key, text in rows)
+    with GameFile(path) as book:
+        assert book.position(book.root_keys[0])["position"] == "left=3 diff=0"
+
+
 def test_queries_md_has_at_least_ten_queries_each_with_a_file() -> None:
     text = (DOCS / "queries.md").read_text()
     assert len(QUERIES) >= 10 and len(QUERIES) == text.count("```sql")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -16,11 +17,15 @@ from gamedb import probe
 from gamedb.bits import cards
 from gamedb.cli import cli
 from gamedb.games import load_game
-from gamedb.probe import GameFile, NotStored, jujitsu_key
+from gamedb.probe import GameFile, NotStored, UnreadableFile, jujitsu_key
 from gamedb.store import open_db
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SHIPPED = sorted(DATA.glob("*.shipped.sqlite"))
+OLD_FILE = Path(__file__).resolve().parent / "assets" / "jujitsu_num_cards=4_ties=carry.schema-0001.sqlite"
+EVERY_FAMILY = [("jujitsu(num_cards=4)", True), ("goofspiel(num_cards=4)", True),
+                ("goofspiel(num_cards=3,ties=carry)", False), ("oshi_zumo(coins=5,size=2)", True),
+                ("nim(heaps=1-2-3)", True), ("tictoe", True), ("tictoe", False)]
 
 
 def _reachable(spec: str) -> list:
@@ -77,6 +82,69 @@ def test_probe_jujitsu_refuses_another_game() -> None:
     with GameFile(DATA / "oshi_zumo_alesia=false_coins=50_min_bid=1_size=3.shipped.sqlite") as book:
         with pytest.raises(ValueError, match="not 'jujitsu-v1'"):
             book.probe_jujitsu([1], [2])
+
+
+@pytest.mark.parametrize("spec, canonical", EVERY_FAMILY, ids=[f"{s}-{c}" for s, c in EVERY_FAMILY])
+def test_probe_decodes_every_family_like_the_game(built, spec: str, canonical: bool) -> None:
+    game = load_game(spec, canonical_keys=canonical)
+    path = built(spec, canonical_keys=canonical)
+    with sqlite3.connect(path) as conn:
+        keys = [key for (key,) in conn.execute("SELECT key FROM states")]
+    with GameFile(path) as book:
+        assert book.key_layout == game.key_layout and book.revision == "0003"
+        for key in keys:
+            state = game.decode(key)
+            position = book.position(key)
+            assert position["position"] == game.format_position(state)
+            assert position["layer"] == game.layer(state)
+            assert book.probe(key).key == key
+        with pytest.raises(NotStored):
+            book.position(12345)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name.split("_")[0])
+def test_probe_decodes_the_roots_of_every_shipped_file(path: Path) -> None:
+    with GameFile(path) as book, open_db(path) as db:
+        for key in book.root_keys:
+            assert book.position(key)["position"] == db.game.format_position(db.game.decode(key))
+
+
+def _copy_with(tmp_path: Path, source: Path, sql: str) -> Path:
+    path = tmp_path / "copy.sqlite"
+    shutil.copy(source, path)
+    with sqlite3.connect(path) as conn:
+        conn.execute(sql)
+    return path
+
+
+def test_probe_refuses_a_schema_revision_it_does_not_know(tmp_path: Path, built) -> None:
+    path = _copy_with(tmp_path, built("jujitsu(num_cards=3)"),
+                      "UPDATE alembic_version SET version_num = '0099'")
+    with pytest.raises(UnreadableFile, match="schema revision 0099; this reader knows 0001"):
+        GameFile(path)
+
+
+@pytest.mark.parametrize("layout", ['"nim-v1"', '"jujitsu"', '"jujitsu-vx"', "null"])
+def test_probe_refuses_a_key_layout_not_of_its_family(tmp_path: Path, built, layout: str) -> None:
+    path = _copy_with(tmp_path, built("jujitsu(num_cards=3)"),
+                      f"UPDATE meta SET value = '{layout}' WHERE name = 'key_layout'")
+    with pytest.raises(UnreadableFile, match="key layout"):
+        GameFile(path)
+
+
+def test_probe_refuses_a_file_that_is_not_a_gamedb_file(tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(UnreadableFile, match="not a gamedb file"):
+        GameFile(path)
+
+
+def test_probe_reads_values_of_a_schema_0001_file_but_asks_to_upgrade_to_decode() -> None:
+    with GameFile(OLD_FILE) as book:
+        assert book.revision == "0001" and book.probe(book.root_keys[0]).value == pytest.approx(0)
+        with pytest.raises(UnreadableFile, match="gamedb upgrade"):
+            book.position(book.root_keys[0])
 
 
 def test_probe_module_imports_only_the_standard_library() -> None:

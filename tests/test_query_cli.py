@@ -138,3 +138,31 @@ def test_ship_refuses_an_unfinished_build(built, tmp_path: Path) -> None:
         conn.execute("UPDATE meta SET value = '\"building\"' WHERE name = 'status'")
     code, _, err = run("ship", str(db))
     assert code == 1 and "not complete" in err
+
+
+@pytest.mark.parametrize("damage", ["not a database", "damaged content"])
+def test_a_failed_export_leaves_the_existing_output_byte_identical(built, tmp_path: Path,
+                                                                  damage: str) -> None:
+    db = tmp_path / "bad.sqlite"
+    if damage == "not a database":
+        db.write_bytes(b"junk" * 100)
+    else:
+        shutil.copy(built("jujitsu(num_cards=4)"), db)
+        conn = sqlite3.connect(db, isolation_level=None)
+        conn.execute("UPDATE states SET strategy1 = '{\"1\":' WHERE layer = 4")
+        conn.execute("PRAGMA journal_mode=DELETE")  # readers then leave no -wal beside it
+        conn.close()
+    target = tmp_path / "keep.csv"
+    target.write_bytes(b"precious,data\n1,2\n")
+    code, _, err = run("export", str(db), "--output", str(target), "--quiet")
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert target.read_bytes() == b"precious,data\n1,2\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.sqlite", "keep.csv"]
+
+
+def test_export_replaces_the_output_only_when_done(built, tmp_path: Path) -> None:
+    target = tmp_path / "out.jsonl"
+    target.write_text("old\n")
+    code, _, _ = run("export", str(built("jujitsu(num_cards=4)")), "-o", str(target), "--quiet")
+    assert code == 0 and target.read_text().count("\n") == 32
+    assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]

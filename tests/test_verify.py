@@ -70,3 +70,32 @@ def test_exact_flags_a_value_one_millionth_off(j7: Path) -> None:
     report = verify(j7, exact=True)
     assert not report.ok and key in report.failing_keys
     assert report.max_exact_error == pytest.approx(1e-6, rel=1e-3)
+
+
+def test_progress_is_reported_up_to_every_position(j7: Path) -> None:
+    calls: list[tuple[int, int]] = []
+    verify(j7, on_progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (887, 887) and calls == sorted(calls)
+
+
+def test_verify_streams_holding_only_the_layers_successors_can_reach(
+        j7: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gamedb.verify as module
+
+    held: list[int] = []
+
+    class Recording(module.ValueTable):
+        def add(self, layer: int, keys, values) -> None:  # type: ignore[no-untyped-def]
+            super().add(layer, keys, values)
+            held.append(len(self.layers))
+
+    monkeypatch.setattr(module, "ValueTable", Recording)
+    assert verify(j7).ok
+    assert len(held) == 7 and max(held) == 2  # jujitsu: a successor is one layer below
+
+
+def test_sample_reads_successor_values_by_key_and_catches_a_missing_one(j7: Path) -> None:
+    with sqlite3.connect(j7) as conn:
+        conn.execute("DELETE FROM states WHERE layer = 1")
+    report = verify(j7, sample=400, seed=1)
+    assert not report.ok and any("is not stored" in f.reason for f in report.failed)

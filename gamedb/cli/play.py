@@ -107,11 +107,12 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
     from gamedb.play.names import make_agent
     from gamedb.play.tournament import round_robin
 
+    series_lengths = _lengths(lengths)
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         players = [make_agent(name, game, db) for name in agents.split(",")]
         with progress_bar(quiet, "pairings", scale=False) as on_progress:
-            series = round_robin(game, players, _lengths(lengths), seed=seed,
+            series = round_robin(game, players, series_lengths, seed=seed,
                                  simulate_games=simulate, on_progress=on_progress)
     click.echo(json.dumps([_series_json(s) for s in series]) if as_json
                else "\n\n".join(_series_table(s) for s in series))
@@ -224,11 +225,10 @@ def _game_for(spec: str, db: GameDB | None) -> Any:
 
 def _lengths(text: str) -> list[int]:
     from gamedb.games import GameError
+    from gamedb.games.base import parse_integer
 
-    try:
-        lengths = [int(part) for part in text.split(",")]
-    except ValueError:
-        raise GameError(f"--games must be comma-separated integers, got {text!r}") from None
+    lengths = [parse_integer(part, "--games must be comma-separated integers", text)
+               for part in text.split(",")]
     if any(n < 1 for n in lengths):
         raise GameError("--games lengths must be at least 1")
     return lengths

@@ -120,20 +120,17 @@ def export_command(db_path: Path, fmt: str, output: Path | None, quiet: bool) ->
         gamedb export j8.sqlite --format csv --output j8.csv
         gamedb export j8.sqlite | head -3
     """
-    from gamedb.store.export import export
+    from gamedb.store.export import export, export_to_file
 
-    out = open(output, "w", newline="") if output else sys.stdout
+    if output is not None:
+        with progress_bar(quiet, "positions") as on_progress:
+            count = export_to_file(db_path, output, fmt, on_progress=on_progress)
+        click.echo(f"{output}: {count:,} positions")
+        return
     try:
-        with progress_bar(quiet or output is None, "positions") as on_progress:
-            count = export(db_path, out, fmt, on_progress=on_progress)
+        export(db_path, sys.stdout, fmt)
     except BrokenPipeError:  # e.g. piped into head: stop quietly, like other tools
         sys.stdout = open(os.devnull, "w")
-        return
-    finally:
-        if output:
-            out.close()
-    if output:
-        click.echo(f"{output}: {count:,} positions")
 
 
 @cli.command(name="ship")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -135,58 +136,63 @@ def _format_report(report: BuildReport) -> str:
               help="Also re-solve each checked stage game in rational arithmetic.")
 @click.option("--seed", default=0, show_default=True, help="Seed of --sample.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 @user_errors
 def verify_command(db_path: Path, sample: int | None, exact: bool, seed: int,
-                   as_json: bool) -> None:
+                   as_json: bool, quiet: bool) -> None:
     """Re-derive every stored stage game from stored values and re-check its solution.
 
-    Exit status 0 when every position is an equilibrium within 1e-9, 1 otherwise.
+    Exit status 0 when every position is an equilibrium within 1e-9 (relative to its
+    payoff range, as the solver checks), 1 otherwise: the failing positions are listed,
+    those whose successors all passed (the altered ones) first.
 
     \b
     Example:
         gamedb verify data/jujitsu_num_cards=8_ties=carry.shipped.sqlite --exact
         gamedb verify big.sqlite --sample 100000
     """
-    from gamedb.games import GameError
     from gamedb.verify import verify
 
-    if exact and sample is None and _count_states(db_path) > EXACT_LIMIT:
-        raise GameError(f"--exact on more than {EXACT_LIMIT:,} positions would take hours; "
-                        "add --sample N")
-    report = verify(db_path, sample=sample, exact=exact, seed=seed)
+    with progress_bar(quiet or not sys.stderr.isatty(), "positions") as on_progress:
+        report = verify(db_path, sample=sample, exact=exact, seed=seed, on_progress=on_progress)
     click.echo(json.dumps(_verify_json(report)) if as_json else _verify_table(report))
     if not report.ok:
-        raise SystemExit(1)
+        raise click.ClickException(_verdict(db_path, report))
 
 
 def _verify_json(report: VerifyReport) -> dict[str, Any]:
     return {"ok": report.ok, "states": report.states, "checked": report.checked,
             "max_gap": report.max_gap, "max_exact_error": report.max_exact_error,
             "failures": report.failures, "failing_keys": report.failing_keys,
-            "layers": {str(k): {"checked": c, "max_gap": g, "failures": f}
-                       for k, (c, g, f) in sorted(report.layers.items())}}
+            "failed": [vars_of(f) for f in report.failed], "problems": report.problems,
+            "layers": {str(k): vars_of(x) for k, x in sorted(report.layers.items())}}
 
 
 def _verify_table(report: VerifyReport) -> str:
-    rows = [(str(k), f"{c:,}", f"{g:.1e}", str(f))
-            for k, (c, g, f) in sorted(report.layers.items(), reverse=True)]
-    verdict = "sound" if report.ok else f"{report.failures} position(s) FAIL, e.g. keys {report.failing_keys[:5]}"
+    rows = [(str(k), f"{x.checked:,}", f"{x.max_gap:.1e}", str(x.failures))
+            for k, x in sorted(report.layers.items(), reverse=True)]
     exact = ("" if report.max_exact_error is None
              else f", max error against exact rationals {report.max_exact_error:.1e}")
-    return (table(("layer", "checked", "max gap", "failures"), rows)
-            + f"\n\n{report.checked:,} of {report.states:,} positions checked, max gap "
-              f"{report.max_gap:.1e}{exact}: {verdict}")
+    lines = [table(("layer", "checked", "max gap", "failures"), rows), "",
+             f"{report.checked:,} of {report.states:,} positions checked, max gap "
+             f"{report.max_gap:.1e}{exact}: {'sound' if report.ok else 'NOT sound'}"]
+    lines += [f"  {problem}" for problem in report.problems]
+    lines += [f"  FAIL {f.position} (key {f.key}, layer {f.layer}): {f.reason}"
+              + (" [a successor fails too]" if f.after_successor else "")
+              for f in report.failed]
+    if report.failures > len(report.failed):
+        lines.append(f"  ... and {report.failures - len(report.failed):,} more")
+    return "\n".join(lines)
 
 
-#: Positions above which ``verify --exact`` wants ``--sample`` (rationals cost ~1-30 ms each).
-EXACT_LIMIT = 50_000
-
-
-def _count_states(path: Path) -> int:
-    from gamedb.store import open_db
-
-    with open_db(path) as db:
-        return db.info().done
+def _verdict(path: Path, report: VerifyReport) -> str:
+    if report.failed:
+        first = report.failed[0]
+        return (f"{path}: {report.failures:,} position(s) fail, first {first.position} "
+                f"(key {first.key}): {first.reason}")
+    if report.problems:
+        return f"{path}: {report.problems[0]}"
+    return f"{path}: no position was checked"
 
 
 @cli.command(name="upgrade")

@@ -1,4 +1,4 @@
-"""Game registry and spec strings.
+"""Game registry and spec strings: one line per family in ``GAMES``.
 
 A spec names a game the way OpenSpiel does, parameters sorted:
 ``jujitsu(num_cards=8,ties=carry)``. The canonical spec is the game's identity in a
@@ -18,14 +18,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gamedb.games.base import Game, GameError, Param
+from gamedb.games.base import Game, GameError, Param, format_spec
 from gamedb.games.goofspiel import Goofspiel
 from gamedb.games.jujitsu import Jujitsu
 from gamedb.games.nim import Nim
 from gamedb.games.oshi_zumo import OshiZumo
+from gamedb.games.raw import RawKeys
 from gamedb.games.tictoe import Tictoe
 
-GAMES: dict[str, Any] = {cls.name: cls for cls in (Jujitsu, Goofspiel, OshiZumo, Nim, Tictoe,)}
+GAMES: dict[str, type[Game[Any]]] = {cls.name: cls for cls in (Jujitsu, Goofspiel, OshiZumo, Nim, Tictoe)}
 
 _SPEC = re.compile(r"^\s*([a-z_]+)\s*(?:\((.*)\))?\s*$")
 
@@ -60,16 +61,6 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, dict(sorted(values.items()))
 
 
-def format_spec(name: str, params: dict[str, Any]) -> str:
-    """Write the canonical spec string (parameters sorted by name).
-
-    >>> format_spec("jujitsu", {"ties": "carry", "num_cards": 3})
-    'jujitsu(num_cards=3,ties=carry)'
-    """
-    body = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
-    return f"{name}({body})"
-
-
 def load_game(spec: str, *, canonical_keys: bool = True) -> Game[Any]:
     """Return the game named by ``spec``.
 
@@ -85,8 +76,8 @@ def load_game(spec: str, *, canonical_keys: bool = True) -> Game[Any]:
     'jujitsu(num_cards=3,ties=carry)'
     """
     name, params = parse_spec(spec)
-    game: Game[Any] = GAMES[name](**params, canonical_keys=canonical_keys)
-    return game
+    game = GAMES[name](**params)
+    return game if canonical_keys else RawKeys(game)
 
 
 __all__ = ["GAMES", "Game", "GameError", "format_spec", "load_game", "parse_spec"]

@@ -1,38 +1,37 @@
-"""The game protocol, spec strings and the layer-face data the builder consumes.
+"""The game base class (contracts and defaults), capability records and spec strings.
 
 A game has two faces of the same rules (DESIGN.md section 2):
 
 * the **reference face**, per state and readable: ``initial``, ``actions``, ``next``,
   ``value``, ``layer``, ``decode``, ``canonical``;
-* the **layer face**, vectorized: ``root`` and ``expand`` over arrays of canonical keys.
+* the **layer face**, vectorized: ``root`` and ``expand`` over arrays of canonical keys
+  (its data lives in ``gamedb.games.expansion`` and is re-exported here).
 
-``reference_expand`` derives a layer face from the reference face, so tests can demand
-that both faces agree and tiny games need not write a vectorized face at all.
+Its key is declared once as a ``KeyLayout`` (``gamedb.games.layout``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeAlias, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeAlias, TypeVar
 
 import numpy as np
-import numpy.typing as npt
+
+from gamedb.games.expansion import (
+    TERMINAL, Expansion, Floats, Keys, Root, reference_expand, root_of, successor_table,
+)
+from gamedb.games.layout import LAYER_SHIFT, KeyLayout
 
 S = TypeVar("S")
 StateKey: TypeAlias = int
 Distribution: TypeAlias = Sequence[tuple[float, S]]
-Keys: TypeAlias = npt.NDArray[np.int64]
-Floats: TypeAlias = npt.NDArray[np.float64]
 
-#: Key of a successor that is terminal (its payoff is in ``Expansion.weight``).
-TERMINAL = -1
 
-#: Every key holds its layer in bits 48 and up, so keys sort by layer: the builder then
-#: only ever appends to the SQLite B-trees (layers are solved in increasing order) and a
-#: layer is a key range (resume needs no index). Games keep their fields below bit 48.
-LAYER_SHIFT = 48
-
+# Every key holds its layer in bits LAYER_SHIFT (48) and up, so keys sort by layer: the
+# builder then only ever appends to the SQLite B-trees (layers are solved in increasing
+# order) and a layer is a key range (resume needs no index). Games keep their fields
+# below bit 48 (``gamedb.games.layout``).
 
 def layer_bounds(layer: int) -> tuple[int, int]:
     """Return the smallest and largest key a layer can hold.
@@ -71,10 +70,7 @@ class Param:
     def coerce(self, raw: str) -> Any:
         """Parse ``raw`` into this parameter's type, checking range and choices."""
         if self.kind is int:
-            try:
-                value: Any = int(raw)
-            except ValueError:
-                raise GameError(f"parameter {self.name} must be an integer, got {raw!r}") from None
+            value: Any = parse_integer(raw, f"parameter {self.name} must be an integer")
             if (self.low is not None and value < self.low) or (
                 self.high is not None and value > self.high
             ):
@@ -113,106 +109,163 @@ class Canonical:
         return -1.0 if self.swapped else 1.0
 
 
-@dataclass(frozen=True, slots=True)
-class Expansion:
-    """Successors of a batch of canonical keys, one entry per action pair and outcome.
+@dataclass(frozen=True)
+class Capabilities:
+    """What generic code may ask of a family instead of testing its name.
 
-    The stage matrix of state ``i`` is
-    ``M[i, a, b] = sum_k (weight * V[succ] if succ >= 0 else weight)[i, a, b, k]``
-    where ``V`` is the stored value of a canonical key: ``weight`` folds in the chance
-    probability and the player-swap sign, or is the terminal payoff when ``succ`` is
-    ``TERMINAL``. A ``TERMINAL`` entry beside other outcomes carries an immediate reward
-    (prob x points banked this move, or ``Canonical.offset``). Padded actions and
-    outcomes have ``succ == TERMINAL`` and weight 0.
+    Like OpenSpiel's ``_GAME_TYPE``/``_GAME_INFO``: declared beside the rules, read by
+    ``play/``, ``store/`` and ``cli/``.
     """
 
-    keys: Keys
-    """The expanded states, shape (B,)."""
-    n_rows: Keys
-    """Number of row (player 1) actions of each state, shape (B,)."""
-    n_cols: Keys
-    """Number of column (player 2) actions, shape (B,)."""
-    row_actions: Keys
-    """Stored label of each row action, shape (B, R), padding -1."""
-    col_actions: Keys
-    """Stored label of each column action, shape (B, C), padding -1."""
-    succ: Keys
-    """Canonical successor keys, shape (B, R, C, K), ``TERMINAL`` for payoffs."""
-    weight: Floats
-    """Probability x sign, or probability x terminal payoff, shape (B, R, C, K)."""
-
-
-class Game(Protocol[S]):
-    """What the builder, the store and the players need of a game family."""
-
-    name: str
-    spec: str
-    canonical_keys: bool
-    key_layout: str
-    """Names the key encoding; stored in every file and checked on open."""
-    layer_span: int | None
-    """How many layers below its own a successor can lie (None: any)."""
     action_noun: str
-    """What an action is called in tables: "card", "bid", "move"."""
-    rules: str
+    """What an action is called in tables and prompts: "card", "bid", "move", "cell"."""
+    round_points: Callable[[Any], int] | None = None
+    """Points at stake in a round at a state (the higher action takes them, equal
+    actions nobody): tricks, prize points. None for games without points."""
+    prize_field: str | None = None
+    """The state attribute holding a revealed prize (agents that bid by the prize)."""
+    independent_prizes: bool = False
+    """Prizes 1..num_cards are drawn uniformly at random and tied prizes are discarded,
+    so rounds are independent and per-prize closed forms apply (``play.level_k``)."""
+    axes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    """Range (low, high) of each position field, for plot axes."""
+    impartial: bool = False
+    """Both players have the same moves in every position (Nim)."""
+
+
+def format_spec(name: str, params: Mapping[str, Any]) -> str:
+    """Write the canonical spec string (parameters sorted by name).
+
+    >>> format_spec("jujitsu", {"ties": "carry", "num_cards": 3})
+    'jujitsu(num_cards=3,ties=carry)'
+    """
+    body = ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+    return f"{name}({body})"
+
+
+class Game(Generic[S]):
+    """Base class of every game family: the contracts in one place, the dull defaults.
+
+    A family subclasses it, sets ``name``, ``params``, ``layer_span`` and
+    ``state_type``, calls ``super().__init__(**params)`` and sets ``layout`` (a
+    ``KeyLayout``) and ``capabilities``; it writes ``initial``, ``actions``, ``next``,
+    ``value``, ``layer``, ``canonical``, ``parse_position`` and ``format_position``, and
+    may override the defaults below. Its keys are canonical: ``games.raw.RawKeys``
+    keys every real position separately for any family (tests).
+
+    Contracts (``tests/games/test_conformance.py`` checks them for every family):
+
+    * **Keys** are non-negative ints with the layer in bits ``LAYER_SHIFT`` (48) and up
+      and the fields of ``layout`` below, so keys sort by layer and a layer is a key
+      range. ``decode(key)`` reads a key through ``layout``; ``key(s)`` encodes ``s``
+      without reduction and ``canonical(s).key`` is the stored key of its class;
+      ``raw_layout`` holds every real position apart (``RawKeys``).
+    * **Layers** strictly decrease along every transition, by at most ``layer_span``
+      (None: any), and ``layer_of(keys)`` is the layer of every key.
+    * **Values** are player 1's payoffs: ``value(s)`` is None exactly for states that
+      are not over. A stored (canonical) state is never terminal.
+    * **Chance** nodes (``chance(s)`` is not None) are folded into ``initial`` and
+      ``next`` and never stored.
+    * **Expansion** (``expand``): keys share one layer; ``succ`` is ``TERMINAL`` where
+      ``weight`` is a payoff (see ``Expansion``), and the expansion of ``keys[:1]``
+      bounds the shape of every batch of the same layer
+      (``solver.backward.batches`` sizes batches from it).
+    """
+
+    name: ClassVar[str]
+    """The family's name in specs: ``"jujitsu"``."""
+    params: ClassVar[tuple[Param, ...]] = ()
+    layer_span: ClassVar[int | None] = None
+    """How many layers below its own a successor can lie (None: any)."""
+    state_type: ClassVar[type]
+    """The frozen dataclass of a position; ``decode`` builds it from the key's fields."""
+    layout: KeyLayout
+    """The key encoding, declared once (fields by name, see ``gamedb.games.layout``)."""
+    capabilities: Capabilities
+    rules: ClassVar[str] = ""
     """The rules in words, every position field and example commands (``gamedb rules``)."""
+    canonical_keys: bool = True
+    """Each equivalence class is stored once (False only for ``games.raw.RawKeys``)."""
 
-    def initial(self) -> Distribution[S]: ...
-    def chance(self, s: S) -> Distribution[S] | None: ...
-    def actions(self, s: S) -> tuple[tuple[int, ...], tuple[int, ...]]: ...
-    def action_name(self, s: S, player: int, action: int) -> str: ...
-    def next(self, s: S, a: int, b: int) -> Distribution[S]: ...
-    def value(self, s: S) -> float | None: ...
-    def layer(self, s: S) -> int: ...
-    def key(self, s: S) -> StateKey: ...
-    def decode(self, key: StateKey) -> S: ...
-    def canonical(self, s: S) -> Canonical: ...
-    def parse_position(self, text: str) -> S: ...
-    def format_position(self, s: S) -> str: ...
-    def layer_of(self, keys: Keys) -> Keys: ...
-    def expand(self, keys: Keys) -> Expansion: ...
+    def __init__(self, **params: Any):
+        self.spec = format_spec(self.name, params)
+        """The canonical spec, the game's identity in a file."""
+
+    @property
+    def raw_layout(self) -> KeyLayout:
+        """The layout of unreduced keys (default ``layout``; see ``games.raw``)."""
+        return self.layout
+
+    @property
+    def key_layout(self) -> str:
+        """Names the key encoding; stored in every file and checked on open."""
+        return self.layout.name
+
+    @property
+    def action_noun(self) -> str:
+        """What an action is called in tables: "card", "bid", "move", "cell"."""
+        return self.capabilities.action_noun
+
+    def initial(self) -> Distribution[S]:
+        """Return the start as [(probability, state)], chance folded in."""
+        raise NotImplementedError
+
+    def chance(self, s: S) -> Distribution[S] | None:
+        """Return the draws of a chance node, None for any other state (default)."""
+        return None
+
+    def actions(self, s: S) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Return (player 1's, player 2's) actions; the player not on move passes (0)."""
+        raise NotImplementedError
+
+    def action_name(self, s: S, player: int, action: int) -> str:
+        """Name an action for people (default: its label, e.g. the card itself)."""
+        return str(action)
+
+    def next(self, s: S, a: int, b: int) -> Distribution[S]:
+        """Return the successors of the joint action (a, b), chance folded in."""
+        raise NotImplementedError
+
+    def value(self, s: S) -> float | None:
+        """Return player 1's payoff if the game is over, else None."""
+        raise NotImplementedError
+
+    def layer(self, s: S) -> int:
+        """Return the layer of ``s`` (strictly decreasing along every transition)."""
+        raise NotImplementedError
+
+    def key(self, s: S) -> StateKey:
+        """Encode ``s`` in ``layout`` without any reduction (default: field by field)."""
+        return self.layout.encode(_fields_of(s), self.layer(s))
+
+    def decode(self, key: StateKey) -> S:
+        """Decode a key through ``layout`` (a canonical key gives its representative)."""
+        state: S = self.layout.decoder(self.state_type)(key)
+        return state
+
+    def canonical(self, s: S) -> Canonical:
+        """Return where ``s`` is stored and how its real actions map to stored labels."""
+        raise NotImplementedError
+
+    def parse_position(self, text: str) -> S:
+        """Read a position written as ``name=value`` fields (or ``start``)."""
+        raise NotImplementedError
+
+    def format_position(self, s: S) -> str:
+        """Write a position the way ``parse_position`` reads it."""
+        raise NotImplementedError
+
+    def layer_of(self, keys: Keys) -> Keys:
+        """Return the layer of every key (its bits from ``LAYER_SHIFT`` up)."""
+        return layers_of(keys)
+
+    def expand(self, keys: Keys) -> Expansion:
+        """Return the successors of keys sharing one layer (default: the reference face)."""
+        return reference_expand(self, keys)
 
 
-@dataclass(frozen=True, slots=True)
-class Root(Generic[S]):
-    """The initial distribution in canonical keys (chance folded in)."""
-
-    keys: Keys
-    weight: Floats
-    """Probability x sign for each key (terminal roots do not occur)."""
-
-
-def root_of(game: Game[Any]) -> Root[Any]:
-    """Return the canonical keys and weights of the game's initial distribution."""
-    keys, weights = [], []
-    for prob, state in game.initial():
-        canon = game.canonical(state)
-        keys.append(canon.key)
-        weights.append(prob * canon.sign)
-    return Root(np.array(keys, dtype=np.int64), np.array(weights, dtype=np.float64))
-
-
-def reference_expand(game: Game[Any], keys: Keys) -> Expansion:
-    """Build the layer face of ``keys`` from the per-state reference face (slow, exact)."""
-    rows: list[Any] = []
-    for key in keys.tolist():
-        state = game.decode(key)
-        acts1, acts2 = game.actions(state)
-        pairs = [[_outcomes(game, game.next(state, a, b)) for b in acts2] for a in acts1]
-        rows.append((acts1, acts2, pairs))
-    R = max((len(r[0]) for r in rows), default=1)
-    C = max((len(r[1]) for r in rows), default=1)
-    K = max((len(o) for r in rows for line in r[2] for o in line), default=1)
-    out = _empty_expansion(keys, R, C, K)
-    for i, (acts1, acts2, pairs) in enumerate(rows):
-        out.n_rows[i], out.n_cols[i] = len(acts1), len(acts2)
-        out.row_actions[i, : len(acts1)] = acts1
-        out.col_actions[i, : len(acts2)] = acts2
-        for a, line in enumerate(pairs):
-            for b, outcomes in enumerate(line):
-                for k, (succ, weight) in enumerate(outcomes):
-                    out.succ[i, a, b, k], out.weight[i, a, b, k] = succ, weight
-    return out
+def _fields_of(s: Any) -> dict[str, int]:
+    return {name: getattr(s, name) for name in s.__dataclass_fields__}
 
 
 def named_actions(game: Game[S], s: S) -> dict[int, dict[int, str]]:
@@ -231,120 +284,48 @@ def named_actions(game: Game[S], s: S) -> dict[int, dict[int, str]]:
             for p, acts in zip((1, 2), game.actions(s))}
 
 
-def _outcomes(game: Game[Any], dist: Distribution[Any]) -> list[tuple[int, float]]:
-    """Merge a distribution into sorted (canonical key or TERMINAL, weight) pairs."""
-    merged: dict[int, float] = {}
-    terminal = 0.0
-    for prob, state in dist:
-        payoff = game.value(state)
-        if payoff is not None:
-            terminal += prob * payoff
-            continue
-        canon = game.canonical(state)
-        merged[canon.key] = merged.get(canon.key, 0.0) + prob * canon.sign
-        terminal += prob * canon.offset
-    items = sorted(merged.items())
-    return ([(TERMINAL, terminal)] if terminal or not items else []) + items
+#: Longest integer text read from a user: more digits than any game's number needs, and far
+#: below the 4300 digits past which ``int`` itself refuses (with a traceback-worthy error).
+MAX_DIGITS = 30
 
 
-def successor_table(exp: Expansion, i: int) -> dict[tuple[int, int], dict[int, float]]:
-    """Return state ``i`` of an expansion as {(row label, col label): {succ: weight}}.
+def parse_integer(text: str, rule: str, whole: str | None = None) -> int:
+    """Read ``text`` as an integer, or raise ``GameError`` stating ``rule``.
 
-    Outcomes with the same successor are merged and weights rounded to 12 decimals, so
-    two faces that list outcomes in another order or split them compare equal (the
-    conformance tests compare ``expand`` with ``reference_expand`` this way).
+    Args:
+        text: the user's text (a number of up to ``MAX_DIGITS`` characters).
+        rule: what the text must be, for the message ("pot must be an integer").
+        whole: the text to quote in the message if ``text`` is one part of it.
+
+    >>> parse_integer(" 12", "pot must be an integer")
+    12
+    >>> parse_integer("9" * 5000, "pot must be an integer")
+    Traceback (most recent call last):
+    ...
+    gamedb.games.base.GameError: pot must be an integer, got '99999999999999999999...' (5,000 characters)
     """
-    out: dict[tuple[int, int], dict[int, float]] = {}
-    for a in range(int(exp.n_rows[i])):
-        for b in range(int(exp.n_cols[i])):
-            merged: dict[int, float] = {}
-            for succ, weight in zip(exp.succ[i, a, b].tolist(), exp.weight[i, a, b].tolist()):
-                merged[succ] = merged.get(succ, 0.0) + weight
-            out[int(exp.row_actions[i, a]), int(exp.col_actions[i, b])] = {
-                s: round(w, 12) for s, w in merged.items() if s != TERMINAL or round(w, 12)}
-    return out
+    if len(text) <= MAX_DIGITS:
+        try:
+            return int(text)
+        except ValueError:
+            pass
+    raise GameError(f"{rule}, got {shown(text if whole is None else whole)}")
 
 
-def _empty_expansion(keys: Keys, R: int, C: int, K: int) -> Expansion:
-    B = len(keys)
-    return Expansion(
-        keys=np.asarray(keys, dtype=np.int64),
-        n_rows=np.zeros(B, np.int64),
-        n_cols=np.zeros(B, np.int64),
-        row_actions=np.full((B, R), -1, np.int64),
-        col_actions=np.full((B, C), -1, np.int64),
-        succ=np.full((B, R, C, K), TERMINAL, np.int64),
-        weight=np.zeros((B, R, C, K), np.float64),
-    )
+def shown(text: str, limit: int = 20) -> str:
+    """Quote user text for a message, cut short when long.
 
-
-def parse_fields(text: str) -> dict[str, str]:
-    """Split a position written as space-separated ``name=value`` fields.
-
-    >>> parse_fields("hand1=1,3 hand2=2,4 pot=0")
-    {'hand1': '1,3', 'hand2': '2,4', 'pot': '0'}
+    >>> shown("abc"), shown("x" * 50, limit=5)
+    ("'abc'", "'xxxxx...' (50 characters)")
     """
-    fields: dict[str, str] = {}
-    for token in text.split():
-        name, eq, value = token.partition("=")
-        if not eq or not name or not value:
-            raise GameError(f"malformed field {token!r}: expected name=value")
-        if name in fields:
-            raise GameError(f"field {name!r} given twice")
-        fields[name] = value
-    return fields
-
-
-def parse_cards(text: str, *, field_name: str, n: int) -> tuple[int, ...]:
-    """Parse a comma-separated card list (``-`` is empty) of cards in 1..n.
-
-    >>> parse_cards("5,1,3", field_name="hand1", n=6)
-    (1, 3, 5)
-    """
-    if text == "-":
-        return ()
-    try:
-        values = sorted(int(part) for part in text.split(","))
-    except ValueError:
-        raise GameError(f"{field_name} must be comma-separated integers or '-', got {text!r}") from None
-    if len(set(values)) != len(values):
-        raise GameError(f"{field_name} repeats a card: {text!r}")
-    if any(not 1 <= v <= n for v in values):
-        raise GameError(f"{field_name} holds a card outside 1..{n}: {text!r}")
-    return tuple(values)
-
-
-def format_cards(cards: Sequence[int]) -> str:
-    """Write cards the way ``parse_cards`` reads them.
-
-    >>> format_cards([1, 3]), format_cards([])
-    ('1,3', '-')
-    """
-    return ",".join(map(str, cards)) if cards else "-"
-
-
-def require_fields(fields: Mapping[str, str], required: Sequence[str], optional: Sequence[str] = ()) -> None:
-    """Raise ``GameError`` for missing or unknown fields."""
-    missing = [f for f in required if f not in fields]
-    unknown = [f for f in fields if f not in required and f not in optional]
-    if unknown:  # named first: a misspelt field is also a missing one
-        also = f" (and position is missing {', '.join(missing)})" if missing else ""
-        raise GameError(f"unknown field(s) {', '.join(unknown)}{also}; "
-                        f"expected {', '.join([*required, *optional])}")
-    if missing:
-        raise GameError(f"position is missing {', '.join(missing)}")
-
-
-def parse_int(fields: Mapping[str, str], name: str) -> int:
-    """Read an integer field."""
-    try:
-        return int(fields[name])
-    except ValueError:
-        raise GameError(f"{name} must be an integer, got {fields[name]!r}") from None
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}"[:-1] + f"...' ({len(text):,} characters)"
 
 
 __all__ = [
-    "LAYER_SHIFT", "TERMINAL", "Canonical", "Distribution", "Expansion", "Game", "GameError",
-    "Keys", "Param", "Root", "StateKey", "format_cards", "layer_bounds", "layers_of",
-    "named_actions", "parse_cards", "parse_fields", "reference_expand", "root_of", "successor_table",
+    "LAYER_SHIFT", "MAX_DIGITS", "TERMINAL", "Canonical", "Capabilities", "Distribution",
+    "Expansion", "Floats", "Game", "GameError", "Keys", "Param", "Root", "StateKey",
+    "format_spec", "layer_bounds", "layers_of", "named_actions", "parse_integer",
+    "reference_expand", "root_of", "shown", "successor_table",
 ]

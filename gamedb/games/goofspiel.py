@@ -38,13 +38,15 @@ import numpy as np
 
 from gamedb.bits import Mask, cards, full, mask_of, popcount, without
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, format_cards,
-    layers_of, parse_cards, parse_fields, parse_int, require_fields,
+    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Game, GameError, Keys, Param,
 )
+from gamedb.games.layout import Constant, Field, KeyLayout, Ternary
+from gamedb.games.text import format_cards, parse_cards, parse_fields, parse_int, require_fields
 
 _ORDERS = ("random", "descending", "ascending")
-# Indices into the layout array handed to the compiled helpers.
-_N, _CANON, _CARRY, _WL, _ORDER, _OFF_PRIZES, _OFF_TABLE, _PRIZE_BITS, _OFF_DIFF, _HALF = range(10)
+# Indices into the array of layout constants handed to the compiled helpers (``_layout``
+# derives it from the declared ``KeyLayout``).
+_N, _CARRY, _WL, _ORDER, _OFF_PRIZES, _OFF_TABLE, _OFF_DIFF, _HALF = range(8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +60,7 @@ class GoofspielState:
 
     Canonical keys: ``hands`` is the base-3 number sum_r d_r 3^r over the ranks r of the
     union of both hands (d = 0 both hold it, 1 only player 1, 2 only player 2; 21 bits
-    for n = 13) and ``table`` is the stake prize + pot. Raw keys (``canonical_keys=False``):
+    for n = 13) and ``table`` is the stake prize + pot. Raw keys (``raw_layout``):
     ``hands`` is hand1 | hand2 << n and ``table`` is prize | pot << bits(n). Card ``c`` of
     a mask is bit ``c - 1``. |diff| <= min(left, played) <= T//2 in undecided positions.
     """
@@ -77,7 +79,7 @@ class GoofspielState:
     """Player 1's points minus player 2's so far."""
 
 
-class Goofspiel:
+class Goofspiel(Game[GoofspielState]):
     """Goofspiel with ``num_cards`` cards per player (see the module docstring)."""
 
     name: ClassVar[str] = "goofspiel"
@@ -89,6 +91,8 @@ class Goofspiel:
         Param("ties", str, "discard", "tied bids: prize discarded, or carried to the next",
               choices=("discard", "carry")),
     )
+    layer_span: ClassVar[int | None] = 1  # every round uses one card of each hand
+    state_type: ClassVar[type] = GoofspielState
     rules: ClassVar[str] = """\
 Goofspiel (GOPS, the game of pure strategy; Ross 1971): bid cards for prizes.
 
@@ -119,18 +123,20 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
 """
 
     def __init__(self, num_cards: int = 4, points_order: str = "random",
-                 returns_type: str = "win_loss", ties: str = "discard", *,
-                 canonical_keys: bool = True):
+                 returns_type: str = "win_loss", ties: str = "discard"):
+        super().__init__(num_cards=num_cards, points_order=points_order,
+                         returns_type=returns_type, ties=ties)
         self.num_cards, self.points_order = num_cards, points_order
         self.returns_type, self.ties = returns_type, ties
-        self.canonical_keys = canonical_keys
-        self.spec = (f"goofspiel(num_cards={num_cards},points_order={points_order},"
-                     f"returns_type={returns_type},ties={ties})")
-        self.key_layout = "goofspiel-v1" + ("" if canonical_keys else "-raw")
-        self.layer_span = 1  # every round uses one card of each hand
-        self.action_noun = "card"
-        self._layout = _layout(num_cards, canonical_keys, ties == "carry",
-                               returns_type == "win_loss", _ORDERS.index(points_order))
+        self.layout, self._layout = _layout(num_cards, ties == "carry",
+                                            returns_type == "win_loss",
+                                            _ORDERS.index(points_order))
+        total = num_cards * (num_cards + 1) // 2
+        self.capabilities = Capabilities(
+            "card", round_points=_stake, prize_field="prize",
+            independent_prizes=points_order == "random" and ties == "discard",
+            axes={"prize": (1, num_cards), **({"pot": (0, total)} if ties == "carry" else {}),
+                  **({"diff": (-total, total)} if returns_type == "win_loss" else {})})
 
     # -- reference face ------------------------------------------------------------
 
@@ -148,10 +154,6 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
     def actions(self, s: GoofspielState) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Return the cards each player may bid."""
         return tuple(cards(s.hand1)), tuple(cards(s.hand2))
-
-    def action_name(self, s: GoofspielState, player: int, action: int) -> str:
-        """Name an action for people: the card itself."""
-        return str(action)
 
     def next(self, s: GoofspielState, a: int, b: int) -> Distribution[GoofspielState]:
         """Bid card ``a`` against card ``b``, then reveal the next prize."""
@@ -178,30 +180,21 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
         """Return the number of cards left in each hand."""
         return popcount(s.hand1)
 
+    @property
+    def raw_layout(self) -> KeyLayout:
+        """Real hands as masks, prize and pot apart (see ``GoofspielState``)."""
+        return _raw_layout(self.num_cards, self.ties == "carry", self.returns_type == "win_loss")
+
     def key(self, s: GoofspielState) -> int:
         """Encode a state in this game's layout, without player swap or diff clamp."""
         return int(_canonical(s.hand1, s.hand2, s.prizes, s.prize, s.pot, s.diff,
                               self._layout, False)[0])
 
-    def decode(self, key: int) -> GoofspielState:
-        """Decode a key (canonical keys decode to ranks, with the stake as the prize)."""
-        lay, n = self._layout, self.num_cards
-        h1, h2 = _decode_hands(key, lay)
-        table = key >> int(lay[_OFF_TABLE]) & full(int(lay[_OFF_DIFF] - lay[_OFF_TABLE]))
-        bits = int(lay[_PRIZE_BITS])
-        prize, pot = (table, 0) if self.canonical_keys else (table & full(bits), table >> bits)
-        diff = (key >> int(lay[_OFF_DIFF]) & full(LAYER_SHIFT - int(lay[_OFF_DIFF]))) - int(lay[_HALF])
-        return GoofspielState(h1, h2, key >> int(lay[_OFF_PRIZES]) & full(n), prize, pot,
-                              diff if self.returns_type == "win_loss" else 0)
-
     def canonical(self, s: GoofspielState) -> Canonical:
         """Return the stored key of undecided ``s`` and how real cards map to labels."""
         key, swapped = _canonical(s.hand1, s.hand2, s.prizes, s.prize, s.pot, s.diff,
-                                  self._layout, self.canonical_keys)
-        union = list(cards(s.hand1 | s.hand2))
-        labels = (dict(enumerate(union, start=1)) if self.canonical_keys
-                  else dict(zip(union, union)))
-        ranks = {card: rank for rank, card in labels.items()}
+                                  self._layout, True)
+        ranks = {card: rank for rank, card in enumerate(cards(s.hand1 | s.hand2), start=1)}
         offset = float(s.diff) if self.returns_type == "point_difference" else 0.0
         return Canonical(int(key), bool(swapped), (ranks, ranks), offset)
 
@@ -272,10 +265,6 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
 
     # -- layer face ------------------------------------------------------------------
 
-    def layer_of(self, keys: Keys) -> Keys:
-        """Return the layer (cards left in each hand) of every key."""
-        return layers_of(keys)
-
     def expand(self, keys: Keys) -> Expansion:
         """Return the successors of a batch of keys that share one layer."""
         keys = np.asarray(keys, dtype=np.int64)
@@ -285,27 +274,59 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
         return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
 
 
-def _layout(n: int, canonical: bool, carry: bool, win_loss: bool, order: int) -> np.ndarray:
-    """Return the field offsets of the key (see ``GoofspielState``) as an int64 array."""
+def _stake(s: GoofspielState) -> int:
+    return s.prize + s.pot
+
+
+def _layout(n: int, carry: bool, win_loss: bool, order: int) -> tuple[KeyLayout, np.ndarray]:
+    """Declare the key (see ``GoofspielState``); return it and the kernels' constants."""
     total = n * (n + 1) // 2
-    prize_bits = n.bit_length()
-    hand_bits = (3**n - 1).bit_length() if canonical else 2 * n
-    table_bits = (total if carry else n).bit_length() if canonical else (
-        prize_bits + (total.bit_length() if carry else 0))
-    off_diff = hand_bits + n + table_bits
+    hand_bits = (3**n - 1).bit_length()
+    off_table = hand_bits + n
+    layout = _declare(n, carry, win_loss, (Ternary(("hand1", "hand2"), 0, hand_bits, n),),
+                      (Field("prize", off_table, (total if carry else n).bit_length()),
+                       Constant("pot")))
+    prize = layout.field("prize")
+    assert isinstance(prize, Field)
+    constants = np.array([n, carry, win_loss, order, layout.field("prizes").offset,  # type: ignore[union-attr]
+                          prize.offset, prize.offset + prize.width, total // 2], np.int64)
+    return layout, constants
+
+
+def _raw_layout(n: int, carry: bool, win_loss: bool) -> KeyLayout:
+    """Declare the raw key: real hands as masks, prize and pot apart."""
+    prize_bits, off_table = n.bit_length(), 3 * n
+    pot_bits = (n * (n + 1) // 2).bit_length()
+    return _declare(n, carry, win_loss, (
+        Field("hand1", 0, n, cards=True, high="high1"),
+        Field("hand2", n, n, cards=True, high="high2")), (
+        Field("prize", off_table, prize_bits),
+        Field("pot", off_table + prize_bits, pot_bits) if carry else Constant("pot")),
+        canonical=False)
+
+
+def _declare(n: int, carry: bool, win_loss: bool, hands: tuple[Field | Ternary, ...],
+             table: tuple[Field | Constant, ...], canonical: bool = True) -> KeyLayout:
+    total = n * (n + 1) // 2
+    off_diff = max(f.offset + f.width for f in table if isinstance(f, Field))
     diff_bits = (2 * (total // 2)).bit_length() if win_loss else 0
     if off_diff + diff_bits > LAYER_SHIFT:
         raise GameError(f"goofspiel keys with num_cards={n} need {off_diff + diff_bits} bits; "
                         f"{LAYER_SHIFT} fit{'' if canonical else ' (use canonical keys)'}")
-    return np.array([n, canonical, carry, win_loss, order, hand_bits, hand_bits + n,
-                     prize_bits, off_diff, total // 2], np.int64)
+    diff = (Field("diff", off_diff, LAYER_SHIFT - off_diff, bias=total // 2) if win_loss
+            else Constant("diff"))
+    text = (("hand1", "hand1"), ("hand2", "hand2"), ("prizes", "prizes"), ("prize", "prize"),
+            *((("pot", "pot"),) if carry else ()), *((("diff", "diff"),) if win_loss else ()))
+    return KeyLayout(
+        "goofspiel-v1", (*hands, Field("prizes", sum(f.width for f in hands), n, cards=True),
+                         *table, diff),
+        columns=("hand1", "hand2", "prizes", "prize", "pot", "diff", "high1", "high2",
+                 "hand1_mask", "hand2_mask"), text=text)
 
 
 @numba.njit(cache=True)
 def _hands_code(h1, h2, lay):  # type: ignore[no-untyped-def]
     """Return the hands field of (h1, h2) and of the swapped pair (h2, h1)."""
-    if not lay[_CANON]:
-        return h1 | (h2 << lay[_N]), h2 | (h1 << lay[_N])
     union, code, twin, power = h1 | h2, 0, 0, 1
     while union:  # walking the union in order relabels it by rank
         low = union & -union
@@ -321,8 +342,6 @@ def _hands_code(h1, h2, lay):  # type: ignore[no-untyped-def]
 @numba.njit(cache=True)
 def _decode_hands(key, lay):  # type: ignore[no-untyped-def]
     code = key & ((1 << lay[_OFF_PRIZES]) - 1)
-    if not lay[_CANON]:
-        return code & ((1 << lay[_N]) - 1), code >> lay[_N]
     k = key >> LAYER_SHIFT
     h1, h2, c1, c2, bit = 0, 0, 0, 0, 1
     while c1 < k or c2 < k:
@@ -360,8 +379,6 @@ def _canonical(h1, h2, prizes, prize, pot, diff, lay, reduce):  # type: ignore[n
         h &= h - 1
         k += 1
     code, twin = _hands_code(h1, h2, lay)
-    if not lay[_CANON]:
-        return _assemble(code, prizes, prize | (pot << lay[_PRIZE_BITS]), diff, k, lay), False
     reach = _points(prizes) + prize + pot + 1  # beyond it only the sign of diff matters
     if reduce:
         diff = min(max(diff, -reach), reach)
@@ -372,7 +389,7 @@ def _canonical(h1, h2, prizes, prize, pot, diff, lay, reduce):  # type: ignore[n
 
 @numba.njit(cache=True)
 def _expand(keys, k, lay):  # type: ignore[no-untyped-def]
-    B, canon, wl, carry = keys.shape[0], lay[_CANON], lay[_WL], lay[_CARRY]
+    B, wl, carry = keys.shape[0], lay[_WL], lay[_CARRY]
     draws = (k - 1 if lay[_ORDER] == 0 else 1) if k > 1 else 1
     K = draws + (1 if not wl and k > 1 else 0)
     row = np.empty((B, k), np.int64)
@@ -385,8 +402,6 @@ def _expand(keys, k, lay):  # type: ignore[no-untyped-def]
         h1, h2 = _decode_hands(key, lay)
         prizes = (key >> lay[_OFF_PRIZES]) & ((1 << lay[_N]) - 1)
         table = (key >> lay[_OFF_TABLE]) & ((1 << (lay[_OFF_DIFF] - lay[_OFF_TABLE])) - 1)
-        if not canon:
-            table = (table & ((1 << lay[_PRIZE_BITS]) - 1)) + (table >> lay[_PRIZE_BITS])
         diff = ((key >> lay[_OFF_DIFF]) & ((1 << (LAYER_SHIFT - lay[_OFF_DIFF])) - 1)) - lay[_HALF]
         diff = diff if wl else 0
         _fill_cards(h1, row[i])
@@ -412,15 +427,10 @@ def _expand(keys, k, lay):  # type: ignore[no-untyped-def]
                 for j in range(draws):
                     p = reveal[j]
                     rest = prizes & ~(1 << (p - 1))
-                    if canon:
-                        s1 = _assemble(code, rest, p + pot, d, k - 1, lay)
-                        s2 = _assemble(twin, rest, p + pot, -d, k - 1, lay)
-                        succ[i, a, b, j] = min(s1, s2)
-                        weight[i, a, b, j] = (-1.0 if s2 < s1 else 1.0) / draws
-                    else:
-                        table2 = p | (pot << lay[_PRIZE_BITS])
-                        succ[i, a, b, j] = _assemble(code, rest, table2, d, k - 1, lay)
-                        weight[i, a, b, j] = 1.0 / draws
+                    s1 = _assemble(code, rest, p + pot, d, k - 1, lay)
+                    s2 = _assemble(twin, rest, p + pot, -d, k - 1, lay)
+                    succ[i, a, b, j] = min(s1, s2)
+                    weight[i, a, b, j] = (-1.0 if s2 < s1 else 1.0) / draws
     return row, col, succ, weight
 
 

@@ -28,12 +28,14 @@ from typing import ClassVar
 from gamedb.jit import numba
 import numpy as np
 
-from gamedb.bits import Mask, cards, compress, full, mask_of, popcount, without
+from gamedb.bits import Mask, cards, full, mask_of, popcount, without
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, format_cards,
-    layers_of, parse_cards, parse_fields, parse_int, require_fields,
+    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Game, GameError, Keys, Param,
 )
+from gamedb.games.layout import Field, KeyLayout
+from gamedb.games.text import format_cards, parse_cards, parse_fields, parse_int, require_fields
 
+# Widths and bias of the key's fields (``_layout``); the kernels read them too.
 _POT_BITS = 5
 _DIFF_BITS = 6
 _DIFF_OFFSET = 32
@@ -61,7 +63,7 @@ class JujitsuState:
     """Player 1's tricks minus player 2's so far."""
 
 
-class Jujitsu:
+class Jujitsu(Game[JujitsuState]):
     """Jujitsu with ``num_cards`` cards per player (see the module docstring)."""
 
     name: ClassVar[str] = "jujitsu"
@@ -70,6 +72,8 @@ class Jujitsu:
         Param("ties", str, "carry", "tied trick: carried to a pot, or discarded",
               choices=("carry", "discard")),
     )
+    layer_span: ClassVar[int | None] = 1  # every trick uses one card of each hand
+    state_type: ClassVar[type] = JujitsuState
     rules: ClassVar[str] = """\
 Jujitsu (Sanwal & Drechsler 2002): a trick game, both players play a card at once.
 
@@ -95,14 +99,14 @@ Example: three tricks into a 6-card game, player 1 one trick ahead
   gamedb show j6.sqlite start
 """
 
-    def __init__(self, num_cards: int = 8, ties: str = "carry", *, canonical_keys: bool = True):
+    def __init__(self, num_cards: int = 8, ties: str = "carry"):
+        super().__init__(num_cards=num_cards, ties=ties)
         self.num_cards = num_cards
         self.ties = ties
-        self.canonical_keys = canonical_keys
-        self.spec = f"jujitsu(num_cards={num_cards},ties={ties})"
-        self.key_layout = "jujitsu-v1" + ("" if canonical_keys else "-raw")
-        self.layer_span = 1  # every trick uses one card of each hand
-        self.action_noun = "card"
+        self.layout = _layout(num_cards)
+        self.capabilities = Capabilities(
+            "card", round_points=_tricks_at_stake,
+            axes={"pot": (0, num_cards), "diff": (-num_cards, num_cards)})
 
     # -- reference face ------------------------------------------------------------
 
@@ -111,17 +115,9 @@ Example: three tricks into a 6-card game, player 1 one trick ahead
         hand = full(self.num_cards)
         return [(1.0, JujitsuState(hand, hand, 0, 0))]
 
-    def chance(self, s: JujitsuState) -> Distribution[JujitsuState] | None:
-        """Return None: Jujitsu has no chance nodes."""
-        return None
-
     def actions(self, s: JujitsuState) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Return the cards each player may play."""
         return tuple(cards(s.hand1)), tuple(cards(s.hand2))
-
-    def action_name(self, s: JujitsuState, player: int, action: int) -> str:
-        """Name an action for people: the card itself."""
-        return str(action)
 
     def next(self, s: JujitsuState, a: int, b: int) -> Distribution[JujitsuState]:
         """Play card ``a`` against card ``b``."""
@@ -141,22 +137,8 @@ Example: three tricks into a 6-card game, player 1 one trick ahead
         """Return the number of cards left in each hand."""
         return popcount(s.hand1)
 
-    def key(self, s: JujitsuState) -> int:
-        """Encode a state without any reduction."""
-        return int(_encode(s.hand1, s.hand2, s.pot, s.diff, self.num_cards))
-
-    def decode(self, key: int) -> JujitsuState:
-        """Decode a key (canonical keys decode to the rank-labelled position)."""
-        n = self.num_cards
-        return JujitsuState(key & full(n), key >> n & full(n),
-                            key >> 2 * n & full(_POT_BITS),
-                            (key >> (2 * n + _POT_BITS) & full(_DIFF_BITS)) - _DIFF_OFFSET)
-
     def canonical(self, s: JujitsuState) -> Canonical:
         """Return the stored key of ``s`` and how real cards map to stored labels."""
-        if not self.canonical_keys:
-            identity = {c: c for c in cards(s.hand1 | s.hand2)}
-            return Canonical(self.key(s), False, (identity, identity))
         key, swapped = _canonical(s.hand1, s.hand2, s.pot, s.diff, self.num_cards)
         union = s.hand1 | s.hand2
         ranks = {card: rank for rank, card in enumerate(cards(union), start=1)}
@@ -185,18 +167,30 @@ Example: three tricks into a 6-card game, player 1 one trick ahead
 
     # -- layer face ------------------------------------------------------------------
 
-    def layer_of(self, keys: Keys) -> Keys:
-        """Return the layer (cards left) of every key."""
-        return layers_of(keys)
-
     def expand(self, keys: Keys) -> Expansion:
         """Return the successors of a batch of keys that share one layer."""
         keys = np.asarray(keys, dtype=np.int64)
         k = int(self.layer_of(keys[:1])[0]) if len(keys) else 1
         row, col, succ, weight = _expand(keys, k, self.num_cards,
-                                         self.ties == "carry", self.canonical_keys)
+                                         self.ties == "carry")
         sizes = np.full(len(keys), k, np.int64)
         return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
+
+
+def _tricks_at_stake(s: JujitsuState) -> int:
+    return 1 + s.pot
+
+
+def _layout(n: int) -> KeyLayout:
+    """Declare the key of ``JujitsuState`` for ``n`` cards (drawn in its docstring)."""
+    return KeyLayout(
+        "jujitsu-v1",
+        (Field("hand1", 0, n, cards=True, high="high1"),
+         Field("hand2", n, n, cards=True, high="high2"),
+         Field("pot", 2 * n, _POT_BITS),
+         Field("diff", 2 * n + _POT_BITS, _DIFF_BITS, bias=_DIFF_OFFSET)),
+        columns=("hand1", "hand2", "pot", "diff", "high1", "high2", "hand1_mask", "hand2_mask"),
+        text=(("hand1", "hand1"), ("hand2", "hand2"), ("pot", "pot"), ("diff", "diff")))
 
 
 def _check_reachable(n: int, k1: int, k2: int, pot: int, diff: int, ties: str) -> None:
@@ -249,7 +243,7 @@ def _canonical(h1, h2, pot, diff, n):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _expand(keys, k, n, carry, canonical):  # type: ignore[no-untyped-def]
+def _expand(keys, k, n, carry):  # type: ignore[no-untyped-def]
     B = keys.shape[0]
     hand = (1 << n) - 1
     row = np.empty((B, k), np.int64)
@@ -280,13 +274,10 @@ def _expand(keys, k, n, carry, canonical):  # type: ignore[no-untyped-def]
                 if k == 1:
                     succ[i, a, b, 0] = -1
                     weight[i, a, b, 0] = (d > 0) - (d < 0)
-                elif canonical:
+                else:
                     s, swapped = _canonical(n1, n2, p, d, n)
                     succ[i, a, b, 0] = s
                     weight[i, a, b, 0] = -1.0 if swapped else 1.0
-                else:
-                    succ[i, a, b, 0] = _encode(n1, n2, p, d, n)
-                    weight[i, a, b, 0] = 1.0
     return row, col, succ, weight
 
 

@@ -27,9 +27,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, layers_of,
-    parse_fields, reference_expand, require_fields,
+    Canonical, Capabilities, Distribution, Game, GameError, Param, parse_integer, shown,
 )
+from gamedb.games.layout import Field, KeyLayout, sql_list
+from gamedb.games.text import parse_fields, require_fields
 
 _HEAP_BITS = 4
 _MAX_HEAPS = 8
@@ -55,13 +56,15 @@ class NimState:
     """The player on move, 1 or 2."""
 
 
-class Nim:
+class Nim(Game[NimState]):
     """Normal-play Nim with the given starting heaps (see the module docstring)."""
 
     name: ClassVar[str] = "nim"
     params: ClassVar[tuple[Param, ...]] = (
         Param("heaps", str, "1-3-5-7", "starting heap sizes separated by '-'"),
     )
+    layer_span: ClassVar[int | None] = None  # a move can empty a whole heap
+    state_type: ClassVar[type] = NimState
     rules: ClassVar[str] = """\
 Nim (Bouton 1901): take objects from heaps; whoever takes the last object wins.
 
@@ -87,23 +90,17 @@ Example: player 2 to move after player 1 took one object from the heap of 3
   gamedb show nim.sqlite "heaps=1,2,5,7 mover=2"
 """
 
-    def __init__(self, heaps: str = "1-3-5-7", *, canonical_keys: bool = True):
+    def __init__(self, heaps: str = "1-3-5-7"):
         self.heaps = _parse_heaps(heaps)
-        self.canonical_keys = canonical_keys
-        self.spec = f"nim(heaps={'-'.join(map(str, self.heaps))})"
-        self.key_layout = "nim-v1" + ("" if canonical_keys else "-raw")
-        self.layer_span = None  # a move can empty a whole heap
-        self.action_noun = "move"
+        super().__init__(heaps="-".join(map(str, self.heaps)))
+        self.layout = _layout(len(self.heaps))
+        self.capabilities = Capabilities("move", impartial=True)
 
     # -- reference face ------------------------------------------------------------
 
     def initial(self) -> Distribution[NimState]:
         """Return the start: every heap full, player 1 to move."""
         return [(1.0, NimState(self.heaps, 1))]
-
-    def chance(self, s: NimState) -> Distribution[NimState] | None:
-        """Return None: Nim has no chance nodes."""
-        return None
 
     def actions(self, s: NimState) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Return (player 1's, player 2's) moves; the player not on move passes."""
@@ -137,20 +134,20 @@ Example: player 2 to move after player 1 took one object from the heap of 3
 
     def key(self, s: NimState) -> int:
         """Encode a state without any reduction."""
-        key = sum(h << _HEAP_BITS * i for i, h in enumerate(s.heaps))
-        return key | (s.mover - 1) << _MOVER_BIT | sum(s.heaps) << LAYER_SHIFT
+        fields = {f"heap{i}": h for i, h in enumerate(s.heaps, start=1)}
+        return self.layout.encode({**fields, "mover": s.mover}, self.layer(s))
 
     def decode(self, key: int) -> NimState:
         """Decode a key."""
-        mask = (1 << _HEAP_BITS) - 1
-        heaps = tuple(key >> _HEAP_BITS * i & mask for i in range(len(self.heaps)))
-        return NimState(heaps, (key >> _MOVER_BIT & 1) + 1)
+        fields = self.layout.decode(key)
+        mover = fields.pop("mover")
+        return NimState(tuple(fields.values()), mover)
 
     def canonical(self, s: NimState) -> Canonical:
         """Return the stored key: the same heaps with player 1 to move."""
         acts1, acts2 = self.actions(s)
         labels = ({a: a for a in acts1}, {b: b for b in acts2})
-        swapped = self.canonical_keys and s.mover == 2
+        swapped = s.mover == 2
         stored = NimState(s.heaps, 1) if swapped else s
         return Canonical(self.key(stored), swapped, labels)
 
@@ -162,14 +159,13 @@ Example: player 2 to move after player 1 took one object from the heap of 3
             return self.initial()[0][1]
         fields = parse_fields(text)
         require_fields(fields, ("heaps",), ("mover",))
-        try:
-            heaps = tuple(sorted(int(h) for h in fields["heaps"].split(",")))
-        except ValueError:
-            raise GameError(f"heaps must be comma-separated integers, got {fields['heaps']!r}") from None
+        rule = "heaps must be comma-separated integers"
+        heaps = tuple(sorted(parse_integer(h, rule, fields["heaps"])
+                             for h in fields["heaps"].split(",")))
         if len(heaps) != len(self.heaps):
             raise GameError(f"heaps must list {len(self.heaps)} heaps (0 for an empty one)")
         if any(h < 0 or h > top for h, top in zip(heaps, self.heaps)):
-            raise GameError(f"heaps={fields['heaps']} cannot be reached from heaps "
+            raise GameError(f"heaps={shown(fields['heaps'])} cannot be reached from heaps "
                             f"{','.join(map(str, self.heaps))}")
         mover = fields.get("mover", "1")
         if mover not in ("1", "2"):
@@ -180,24 +176,21 @@ Example: player 2 to move after player 1 took one object from the heap of 3
         """Write a position the way ``parse_position`` reads it."""
         return f"heaps={','.join(map(str, s.heaps))} mover={s.mover}"
 
-    # -- layer face ------------------------------------------------------------------
 
-    def layer_of(self, keys: Keys) -> Keys:
-        """Return the layer (objects left) of every key."""
-        return layers_of(keys)
-
-    def expand(self, keys: Keys) -> Expansion:
-        """Return the successors of a batch of keys (from the reference face: Nim is tiny)."""
-        return reference_expand(self, keys)
+def _layout(count: int) -> KeyLayout:
+    """Declare the key of ``NimState`` with ``count`` heaps (drawn in its docstring)."""
+    heaps = tuple(Field(f"heap{i + 1}", _HEAP_BITS * i, _HEAP_BITS) for i in range(count))
+    names = [h.name for h in heaps]
+    return KeyLayout("nim-v1", (*heaps, Field("mover", _MOVER_BIT, 1, bias=-1)),
+                     columns=(*names, "mover"), derived=(("heaps", sql_list(names)),),
+                     text=(("heaps", "heaps"), ("mover", "mover")))
 
 
 def _parse_heaps(text: str) -> tuple[int, ...]:
-    try:
-        heaps = tuple(sorted(int(h) for h in text.split("-")))
-    except ValueError:
-        raise GameError(f"parameter heaps must be sizes separated by '-', got {text!r}") from None
+    rule = "parameter heaps must be sizes separated by '-'"
+    heaps = tuple(sorted(parse_integer(h, rule, text) for h in text.split("-")))
     if not 1 <= len(heaps) <= _MAX_HEAPS:
         raise GameError(f"parameter heaps must give 1..{_MAX_HEAPS} heaps, got {len(heaps)}")
     if any(not 1 <= h < 1 << _HEAP_BITS for h in heaps):
-        raise GameError(f"parameter heaps={text} holds a size outside 1..{(1 << _HEAP_BITS) - 1}")
+        raise GameError(f"parameter heaps={shown(text)} holds a size outside 1..{(1 << _HEAP_BITS) - 1}")
     return heaps

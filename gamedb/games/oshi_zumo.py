@@ -33,16 +33,23 @@ from gamedb.jit import numba
 import numpy as np
 
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, layers_of,
-    parse_fields, parse_int, require_fields,
+    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Game, GameError, Keys, Param,
 )
+from gamedb.games.layout import Field, KeyLayout
+from gamedb.games.text import parse_fields, parse_int, require_fields
 
-_COIN_BITS = 10
-_POS_BITS = 8
-_POS_OFFSET = 128
-_POS_SHIFT = _COIN_BITS
-_COINS2_SHIFT = _COIN_BITS + _POS_BITS
-_ENDED_BIT = 2 * _COIN_BITS + _POS_BITS
+#: The key of ``OshiZumoState``, declared once; the kernels read the constants below it.
+_LAYOUT = KeyLayout(
+    "oshi_zumo-v1",
+    (Field("coins1", 0, 10), Field("pos", 10, 8, bias=128), Field("coins2", 18, 10),
+     Field("ended", 28, 1)),
+    columns=("coins1", "coins2", "pos"),
+    text=(("coins1", "coins1"), ("coins2", "coins2"), ("pos", "pos")))
+_COIN_BITS = _LAYOUT.field("coins1").width
+_POS_BITS = _LAYOUT.field("pos").width
+_POS_OFFSET = _LAYOUT.field("pos").bias  # type: ignore[union-attr]
+_POS_SHIFT = _LAYOUT.field("pos").offset  # type: ignore[union-attr]
+_COINS2_SHIFT = _LAYOUT.field("coins2").offset  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +77,7 @@ class OshiZumoState:
     """True once both players bid 0 (the game is over where the wrestler stands)."""
 
 
-class OshiZumo:
+class OshiZumo(Game[OshiZumoState]):
     """Oshi-Zumo with Buro's rules (see the module docstring)."""
 
     name: ClassVar[str] = "oshi_zumo"
@@ -81,6 +88,9 @@ class OshiZumo:
         Param("alesia", str, "false", "only pushing the wrestler off the field wins",
               choices=("false", "true")),
     )
+    layer_span: ClassVar[int | None] = None  # a move can spend any number of coins
+    state_type: ClassVar[type] = OshiZumoState
+    layout = _LAYOUT
     rules: ClassVar[str] = """\
 Oshi-Zumo (Buro 2003): both players bid coins at once to push a wrestler.
 
@@ -107,14 +117,12 @@ Example: 50 coins each at the start, now 17 against 34 with the wrestler at 3
 """
 
     def __init__(self, coins: int = 50, size: int = 3, min_bid: int = 1, alesia: str = "false",
-                 *, canonical_keys: bool = True):
+                 ):
+        super().__init__(alesia=alesia, coins=coins, min_bid=min_bid, size=size)
         self.coins, self.size, self.min_bid = coins, size, min_bid
         self.alesia = alesia == "true"
-        self.canonical_keys = canonical_keys
-        self.spec = f"oshi_zumo(alesia={alesia},coins={coins},min_bid={min_bid},size={size})"
-        self.key_layout = "oshi_zumo-v1" + ("" if canonical_keys else "-raw")
-        self.layer_span = None  # a move can spend any number of coins
-        self.action_noun = "bid"
+        self.capabilities = Capabilities("bid", axes={
+            "coins1": (0, coins), "coins2": (0, coins), "pos": (-size - 1, size + 1)})
 
     # -- reference face ------------------------------------------------------------
 
@@ -122,19 +130,11 @@ Example: 50 coins each at the start, now 17 against 34 with the wrestler at 3
         """Return the start: both hold every coin, the wrestler in the middle."""
         return [(1.0, OshiZumoState(self.coins, self.coins, 0))]
 
-    def chance(self, s: OshiZumoState) -> Distribution[OshiZumoState] | None:
-        """Return None: Oshi-Zumo has no chance nodes."""
-        return None
-
     def actions(self, s: OshiZumoState) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Return the bids each player may make (none once the game is over)."""
         if self.value(s) is not None:
             return (), ()
         return self._bids(s.coins1), self._bids(s.coins2)
-
-    def action_name(self, s: OshiZumoState, player: int, action: int) -> str:
-        """Name an action for people: the bid itself."""
-        return str(action)
 
     def _bids(self, coins: int) -> tuple[int, ...]:
         return tuple(range(self.min_bid, coins + 1)) if coins >= self.min_bid else (coins,)
@@ -156,22 +156,14 @@ Example: 50 coins each at the start, now 17 against 34 with the wrestler at 3
         """Return the coins left in both purses."""
         return s.coins1 + s.coins2
 
-    def key(self, s: OshiZumoState) -> int:
-        """Encode a state without any reduction."""
-        return int(_encode(s.coins1, s.coins2, s.pos)) | int(s.ended) << _ENDED_BIT
-
     def decode(self, key: int) -> OshiZumoState:
         """Decode a key (a canonical key decodes to the stored, maybe swapped, position)."""
-        mask = (1 << _COIN_BITS) - 1
-        return OshiZumoState(key & mask, key >> _COINS2_SHIFT & mask,
-                             (key >> _POS_SHIFT & (1 << _POS_BITS) - 1) - _POS_OFFSET,
-                             bool(key >> _ENDED_BIT & 1))
+        state: OshiZumoState = self.layout.decoder(_state)(key)
+        return state
 
     def canonical(self, s: OshiZumoState) -> Canonical:
         """Return the stored key of ``s``; bids are their own labels."""
         bids = ({b: b for b in self._bids(s.coins1)}, {b: b for b in self._bids(s.coins2)})
-        if not self.canonical_keys:
-            return Canonical(self.key(s), False, bids)
         key, swapped = _canonical(s.coins1, s.coins2, s.pos)
         return Canonical(int(key), bool(swapped), bids)
 
@@ -197,10 +189,6 @@ Example: 50 coins each at the start, now 17 against 34 with the wrestler at 3
 
     # -- layer face ------------------------------------------------------------------
 
-    def layer_of(self, keys: Keys) -> Keys:
-        """Return the layer (coins left in both purses) of every key."""
-        return layers_of(keys)
-
     def expand(self, keys: Keys) -> Expansion:
         """Return the successors of a batch of keys that share one layer.
 
@@ -211,12 +199,16 @@ Example: 50 coins each at the start, now 17 against 34 with the wrestler at 3
         keys = np.asarray(keys, dtype=np.int64)
         layer = int(self.layer_of(keys[:1])[0]) if len(keys) else 0
         richer = min(layer, self.coins)  # canonical keys have coins2 <= coins1
-        poorer = min(layer // 2, self.coins) if self.canonical_keys else richer
+        poorer = min(layer // 2, self.coins)
         rows = max(1, richer - self.min_bid + 1)
         cols = max(1, poorer - self.min_bid + 1)
         n_rows, n_cols, row, col, succ, weight = _expand(
-            keys, rows, cols, self.size, self.min_bid, self.alesia, self.canonical_keys)
+            keys, rows, cols, self.size, self.min_bid, self.alesia)
         return Expansion(keys, n_rows, n_cols, row, col, succ, weight)
+
+
+def _state(coins1: int, coins2: int, pos: int, ended: int) -> OshiZumoState:
+    return OshiZumoState(coins1, coins2, pos, bool(ended))
 
 
 @numba.njit(cache=True)
@@ -232,7 +224,7 @@ def _canonical(c1, c2, pos):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _expand(keys, rows, cols, size, min_bid, alesia, canonical):  # type: ignore[no-untyped-def]
+def _expand(keys, rows, cols, size, min_bid, alesia):  # type: ignore[no-untyped-def]
     B = keys.shape[0]
     n_rows = np.empty(B, np.int64)
     n_cols = np.empty(B, np.int64)
@@ -259,11 +251,8 @@ def _expand(keys, rows, cols, size, min_bid, alesia, canonical):  # type: ignore
                     weight[i, a, b, 0] = 1.0 if p > 0 else -1.0
                 elif (x == c1 and y == c2) or (x == 0 and y == 0):
                     weight[i, a, b, 0] = 0.0 if alesia else (p > 0) - (p < 0)
-                elif canonical:
+                else:
                     s, swapped = _canonical(c1 - x, c2 - y, p)
                     succ[i, a, b, 0] = s
                     weight[i, a, b, 0] = -1.0 if swapped else 1.0
-                else:
-                    succ[i, a, b, 0] = _encode(c1 - x, c2 - y, p)
-                    weight[i, a, b, 0] = 1.0
     return n_rows, n_cols, row, col, succ, weight

@@ -24,9 +24,10 @@ from typing import ClassVar
 
 from gamedb.bits import Mask, cards, popcount
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Distribution, Expansion, GameError, Keys, Param, layers_of,
-    parse_fields, reference_expand, require_fields,
+    Canonical, Capabilities, Distribution, Game, GameError, Param, shown,
 )
+from gamedb.games.layout import Field, KeyLayout
+from gamedb.games.text import parse_fields, require_fields
 
 _CELLS = 4
 _LINES = (0b0011, 0b1100, 0b0101, 0b1010)  # rows 0 1 and 2 3, columns 0 2 and 1 3
@@ -34,6 +35,15 @@ _LINES = (0b0011, 0b1100, 0b0101, 0b1010)  # rows 0 1 and 2 3, columns 0 2 and 1
 _SYMMETRIES = ((0, 1, 2, 3), (1, 3, 0, 2), (3, 2, 1, 0), (2, 0, 3, 1),
                (0, 2, 1, 3), (3, 1, 2, 0), (1, 0, 3, 2), (2, 3, 0, 1))
 _PASS = 0
+_BOARD_SQL = " || ".join(f"CASE WHEN x >> {c} & 1 THEN 'X' WHEN o >> {c} & 1 "
+                         f"THEN 'O' ELSE '.' END" for c in range(_CELLS))
+#: The key of ``TictoeState``, declared once.
+_LAYOUT = KeyLayout(
+    "tictoe-v1",
+    (Field("x", 0, _CELLS), Field("o", _CELLS, _CELLS),
+     Field("mover", 2 * _CELLS, 1, bias=-1)),
+    columns=("board", "mover"), derived=(("board", _BOARD_SQL),),
+    text=(("board", "board"), ("mover", "mover")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +66,15 @@ class TictoeState:
     """The player on move, 1 or 2."""
 
 
-class Tictoe:
+class Tictoe(Game[TictoeState]):
     """Tic-tac-toe on a 2x2 board (see the module docstring)."""
 
     name: ClassVar[str] = "tictoe"
     params: ClassVar[tuple[Param, ...]] = ()
+    layer_span: ClassVar[int | None] = 1  # every move fills one cell
+    state_type: ClassVar[type] = TictoeState
+    layout = _LAYOUT
+    capabilities = Capabilities("cell")
     rules: ClassVar[str] = """\
 Tic-Toe: tic-tac-toe on a 2x2 board.
 
@@ -83,22 +97,14 @@ Example: O to move after X took the top left cell
   gamedb show tictoe.sqlite "board=X... mover=2"
 """
 
-    def __init__(self, *, canonical_keys: bool = True):
-        self.canonical_keys = canonical_keys
-        self.spec = "tictoe()"
-        self.key_layout = "tictoe-v1" + ("" if canonical_keys else "-raw")
-        self.layer_span = 1  # every move fills one cell
-        self.action_noun = "cell"
+    def __init__(self) -> None:
+        super().__init__()
 
     # -- reference face ------------------------------------------------------------
 
     def initial(self) -> Distribution[TictoeState]:
         """Return the empty board, X to move."""
         return [(1.0, TictoeState(0, 0, 1))]
-
-    def chance(self, s: TictoeState) -> Distribution[TictoeState] | None:
-        """Return None: tictoe has no chance nodes."""
-        return None
 
     def actions(self, s: TictoeState) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Return (player 1's, player 2's) moves; the player not on move passes."""
@@ -129,19 +135,9 @@ Example: O to move after X took the top left cell
         """Return the number of empty cells."""
         return _CELLS - popcount(s.x | s.o)
 
-    def key(self, s: TictoeState) -> int:
-        """Encode a state without any reduction."""
-        return s.x | s.o << _CELLS | (s.mover - 1) << 2 * _CELLS | self.layer(s) << LAYER_SHIFT
-
-    def decode(self, key: int) -> TictoeState:
-        """Decode a key."""
-        return TictoeState(key & 0xF, key >> _CELLS & 0xF, (key >> 2 * _CELLS & 1) + 1)
-
     def canonical(self, s: TictoeState) -> Canonical:
         """Return the smallest key over symmetries and player swap, with the cell map."""
         acts1, acts2 = self.actions(s)
-        if not self.canonical_keys:
-            return Canonical(self.key(s), False, ({a: a for a in acts1}, {b: b for b in acts2}))
         best: tuple[int, bool, tuple[int, ...]] | None = None
         for perm in _SYMMETRIES:
             x, o = _permute(s.x, perm), _permute(s.o, perm)
@@ -165,7 +161,7 @@ Example: O to move after X took the top left cell
         require_fields(fields, ("board",), ("mover",))
         board = fields["board"].upper()
         if len(board) != _CELLS or set(board) - set("XO."):
-            raise GameError(f"board must be {_CELLS} cells of X, O or '.', got {fields['board']!r}")
+            raise GameError(f"board must be {_CELLS} cells of X, O or '.', got {shown(fields['board'])}")
         x = sum(1 << c for c, mark in enumerate(board) if mark == "X")
         o = sum(1 << c for c, mark in enumerate(board) if mark == "O")
         if popcount(x) - popcount(o) not in (0, 1):
@@ -180,16 +176,6 @@ Example: O to move after X took the top left cell
         """Write a position the way ``parse_position`` reads it."""
         board = "".join("X" if s.x >> c & 1 else "O" if s.o >> c & 1 else "." for c in range(_CELLS))
         return f"board={board} mover={s.mover}"
-
-    # -- layer face ------------------------------------------------------------------
-
-    def layer_of(self, keys: Keys) -> Keys:
-        """Return the layer (empty cells) of every key."""
-        return layers_of(keys)
-
-    def expand(self, keys: Keys) -> Expansion:
-        """Return the successors of a batch of keys (from the reference face: tictoe is tiny)."""
-        return reference_expand(self, keys)
 
 
 def _permute(mask: Mask, perm: tuple[int, ...]) -> Mask:

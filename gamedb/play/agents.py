@@ -45,12 +45,13 @@ def my_actions(game: Game[Any], state: Any, player: int) -> tuple[int, ...]:
 
 
 def revealed_prize(game: Game[Any], state: Any) -> int:
-    """Return the prize on the table (Goofspiel-like games only).
+    """Return the prize on the table (games whose capabilities name a ``prize_field``).
 
     Raises:
         GameError: the game has no revealed prize.
     """
-    prize = getattr(state, "prize", None)
+    where = game.capabilities.prize_field
+    prize = getattr(state, where, None) if where else None
     if not prize:
         raise GameError(f"{game.name} has no revealed prize to match")
     return int(prize)

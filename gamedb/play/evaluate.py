@@ -51,20 +51,18 @@ class _Memo(dict):  # type: ignore[type-arg]
 def round_points(game: Game[Any], state: Any, a: int, b: int) -> tuple[float, float]:
     """Return the points each player takes in one round (tricks, prize points).
 
-    Games without points (Oshi-Zumo, Nim, tictoe) score (0, 0).
+    Games whose capabilities declare no ``round_points`` score (0, 0).
     """
-    if game.name == "goofspiel":
-        stake = state.prize + state.pot
-    elif game.name == "jujitsu":
-        stake = 1 + state.pot
-    else:
+    points = game.capabilities.round_points
+    if points is None:
         return 0.0, 0.0
+    stake = points(state)
     return (float(stake), 0.0) if a > b else (0.0, float(stake)) if b > a else (0.0, 0.0)
 
 
 def has_points(game: Game[Any]) -> bool:
     """Return True for the games ``round_points`` scores."""
-    return game.name in ("goofspiel", "jujitsu")
+    return game.capabilities.round_points is not None
 
 
 def joint(policy1: Policy, policy2: Policy) -> Iterator[tuple[float, int, int]]:

@@ -45,8 +45,7 @@ def bids_by_prize(agent: Agent, n: int) -> tuple[int, ...] | None:
 def applies(game: Game[Any], agent1: Agent, agent2: Agent) -> bool:
     """Return True when the closed form covers this game and pair of agents."""
     ok = (isinstance(a, (LevelK, Uniform)) for a in (agent1, agent2))
-    return (game.name == "goofspiel" and getattr(game, "points_order", "") == "random"
-            and getattr(game, "ties", "") == "discard" and all(ok))
+    return game.capabilities.independent_prizes and all(ok)
 
 
 def prize_match(game: Game[Any], agent1: Agent, agent2: Agent) -> MatchResult | None:

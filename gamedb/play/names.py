@@ -12,13 +12,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gamedb.games.base import Game, GameError
+from gamedb.games.base import Game, GameError, shown
 from gamedb.play.agents import Agent, BidRange, Highest, LevelK, Lowest, TwoElseOne, Uniform
 from gamedb.play.equilibrium import Equilibrium, SupportRandom
 from gamedb.play.evaluate import BestResponse
 from gamedb.store import GameDB
 
-_PRIZE_GAMES = ("goofspiel",)
 
 
 def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
@@ -37,17 +36,17 @@ def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
                                 "two-else-one": TwoElseOne()}
     if name in simple:
         return simple[name]
-    if name == "matching" or (match := re.fullmatch(r"level-(\d+)", name)):
+    if name == "matching" or (match := re.fullmatch(r"level-(\d{1,9})", name)):
         k = 1 if name == "matching" else int(match.group(1))  # type: ignore[union-attr]
-        if k and game.name not in _PRIZE_GAMES:
-            raise GameError(f"agent {name!r} needs a revealed prize (Goofspiel), not {game.name}")
+        if k and game.capabilities.prize_field is None:
+            raise GameError(f"agent {name!r} needs a revealed prize, which {game.name} has not")
         return LevelK(k)
-    if match := re.fullmatch(r"bid-range-(\d+)-(\d+)", name):
+    if match := re.fullmatch(r"bid-range-(\d{1,9})-(\d{1,9})", name):
         low, high = int(match.group(1)), int(match.group(2))
         if low > high:
             raise GameError(f"agent {name!r}: empty range {low}..{high}")
         return BidRange(low, high)
-    raise GameError(f"unknown agent {name!r}; known: equilibrium, random, highest, lowest, "
+    raise GameError(f"unknown agent {shown(name, 40)}; known: equilibrium, random, highest, lowest, "
                     "matching, level-K, bid-range-L-H, two-else-one, support-random, "
                     "best-response:AGENT")
 

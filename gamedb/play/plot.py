@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from gamedb.games.base import GameError
+from gamedb.games.base import GameError, shown
 from gamedb.store import GameDB, NotSolved
 
 #: The picture formats, by file-name suffix.
@@ -51,9 +51,9 @@ class Axis:
         except ValueError:
             first, last = 0, -1
         if not name or first > last:
-            raise PlotError(f"axis {text!r}: expected FIELD or FIELD=LOW:HIGH with LOW <= HIGH")
+            raise PlotError(f"axis {shown(text)}: expected FIELD or FIELD=LOW:HIGH with LOW <= HIGH")
         if last - first >= MAX_AXIS:
-            raise PlotError(f"axis {text!r} spans {last - first + 1} values; at most {MAX_AXIS}")
+            raise PlotError(f"axis {shown(text)} spans {last - first + 1} values; at most {MAX_AXIS}")
         return cls(name, tuple(range(first, last + 1)))
 
 
@@ -121,8 +121,9 @@ def slice_grid(db: GameDB, x: Axis, y: Axis, fixed: str, what: str) -> Grid:
             message gives the first position's reason, e.g. a missing or unknown field).
     """
     kind, _, action = what.partition(":")
-    if kind not in ("value", "prob", "prob2") or (kind != "value" and not action.isdigit()):
-        raise PlotError(f"--what must be value, prob:ACTION or prob2:ACTION, got {what!r}")
+    if kind not in ("value", "prob", "prob2") or (
+            kind != "value" and not (action.isdigit() and len(action) <= 9)):
+        raise PlotError(f"--what must be value, prob:ACTION or prob2:ACTION, got {shown(what)}")
     player = 2 if kind == "prob2" else 1
     cells, reason = np.full((len(y.values), len(x.values)), np.nan), ""
     for i, yv in enumerate(y.values):

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gamedb.play.agents import pov
-
 
 @dataclass(frozen=True, slots=True)
 class MatchResult:
@@ -27,10 +25,6 @@ class MatchResult:
     """Expected points (prize points, tricks) player 1 takes; None where there are none."""
     points_against: float | None = None
     """Expected points player 2 takes."""
-
-    def payoff_for(self, player: int) -> float:
-        """Return the expected payoff from ``player``'s side."""
-        return pov(self.payoff, player)
 
 
 @dataclass(frozen=True, slots=True)

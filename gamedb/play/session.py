@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gamedb.games.base import named_actions
+from gamedb.games.base import named_actions, shown
 from gamedb.play.agents import pov
 from gamedb.play.equilibrium import Equilibrium
 from gamedb.play.evaluate import has_points, round_points
@@ -85,7 +85,7 @@ def _ask(game: Any, state: Any, seat: int, read: Read, write: Write, eq: Equilib
         elif text in typed:  # a name or the number (a pass is also its number)
             return typed[text]
         else:
-            write(f"{text!r} is not a legal {noun}; choose one of {names}")
+            write(f"{shown(text)} is not a legal {noun}; choose one of {names}")
 
 
 def explain(eq: Equilibrium, state: Any, label: str = "now") -> str:

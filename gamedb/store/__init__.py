@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gamedb.store.database import DBInfo, Entry, GameDB, LayerInfo, open_db
-from gamedb.store.errors import NotAGameDB, NotSolved, SpecMismatch, StoreError
+from gamedb.store.database import DBInfo, Entry, GameDB, LayerInfo, StoredRows, open_db
+from gamedb.store.errors import DamagedFile, NotAGameDB, NotSolved, SpecMismatch, StoreError
 from gamedb.store.migrate import SchemaOutOfDate
 
-__all__ = ["DBInfo", "Entry", "GameDB", "LayerInfo", "NotAGameDB", "NotSolved",
-           "SchemaOutOfDate", "SpecMismatch", "StoreError", "open_db"]
+__all__ = ["DBInfo", "DamagedFile", "Entry", "GameDB", "LayerInfo", "NotAGameDB", "NotSolved",
+           "SchemaOutOfDate", "SpecMismatch", "StoreError", "StoredRows", "open_db"]

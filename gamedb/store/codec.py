@@ -18,9 +18,15 @@ rounded with exact 128-bit integer arithmetic, which any correctly rounded parse
 
 from __future__ import annotations
 
+import gc
+import itertools
 import json
 import math
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
+from gamedb.games.base import shown
 from gamedb.jit import numba
 import numpy as np
 import numpy.typing as npt
@@ -50,10 +56,145 @@ def encode(probs: npt.NDArray[np.float64], labels: npt.NDArray[np.int64]) -> lis
 
 
 def decode(text: str | None) -> dict[int, float]:
-    """Return ``{label: prob}`` of one stored strategy (empty for NULL)."""
+    """Return ``{label: prob}`` of one stored strategy (empty for NULL).
+
+    Raises:
+        ValueError: the text is not a JSON object of integer labels and probabilities.
+
+    >>> decode('[1, 2]')
+    Traceback (most recent call last):
+    ...
+    ValueError: strategy '[1, 2]' is not a JSON object of action labels and probabilities
+    """
     if text is None:
         return {}
-    return {int(label): float(prob) for label, prob in json.loads(text).items()}
+    try:
+        strategy = {int(label): _probability(p) for label, p in json.loads(text).items()}
+    except (ValueError, TypeError, AttributeError):
+        strategy = None
+    if strategy is None:
+        raise ValueError(f"strategy {shown(str(text), 40)} is not a JSON object of action "
+                         "labels and probabilities")
+    return strategy
+
+
+def decode_batch(texts: Sequence[str | None]) -> tuple[npt.NDArray[np.int64],
+                                                       npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Parse many stored strategies at once: (entries of each, labels, probabilities).
+
+    One ``json.loads`` call reads the whole batch and arrays hold the result (~0.3 µs a
+    probability, against ~1 µs through ``decode``); NULL reads as an empty strategy.
+
+    Raises:
+        ValueError: some strategy is damaged (``decode`` of each then says which).
+
+    >>> sizes, labels, probs = decode_batch(['{"1":0.5,"3":0.5}', None, '{"2":1.0}'])
+    >>> sizes.tolist(), labels.tolist(), probs.tolist()
+    ([2, 0, 1], [1, 3, 2], [0.5, 0.5, 1.0])
+    """
+    return decode_joined(",".join("{}" if t is None else t for t in texts), len(texts))
+
+
+def decode_joined(body: str, count: int) -> tuple[npt.NDArray[np.int64],
+                                                  npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """Like ``decode_batch``, of ``count`` strategies already joined by commas (as SQL's
+    ``group_concat`` returns them: no Python string per row).
+
+    What ``encode`` writes (``{"label":prob,...}``, labels increasing) is read by NumPy's
+    text parser, ~10 times faster than through ``json``; anything else goes through
+    ``json``, which refuses what is not a strategy.
+
+    Raises:
+        ValueError: some strategy is damaged (``decode`` of each then says which).
+
+    >>> [a.tolist() for a in decode_joined('{"1":0.5,"3":0.5},{},{"2":1.0}', 3)]
+    [[2, 0, 1], [1, 3, 2], [0.5, 0.5, 1.0]]
+    """
+    fast = _decode_encoded(body, count)
+    if fast is not None:
+        return fast
+    try:
+        with no_gc():
+            parsed = json.loads("[" + body + "]")
+        sizes = np.fromiter(map(len, parsed), dtype=np.int64, count=count)
+        labels = np.fromiter(map(int, itertools.chain.from_iterable(parsed)), dtype=np.int64,
+                             count=int(sizes.sum()))
+        probs = np.fromiter(itertools.chain.from_iterable(d.values() for d in parsed),
+                            dtype=np.float64, count=len(labels))
+    except (ValueError, TypeError, AttributeError):
+        raise ValueError("a stored strategy is damaged") from None
+    if len(parsed) != count or not ((probs >= 0.0) & (probs <= 1.0)).all():
+        raise ValueError("a stored strategy is damaged")
+    return sizes, labels, probs
+
+
+_PUNCTUATION = str.maketrans({"{": None, "}": None, '"': None, ":": ","})
+
+
+def _decode_encoded(body: str, count: int) -> tuple[npt.NDArray[np.int64],
+                                                    npt.NDArray[np.int64],
+                                                    npt.NDArray[np.float64]] | None:
+    """Read strategies written by ``encode`` with array operations (None: not such text).
+
+    Every check ``json`` would make of such text is made here: ``count`` objects, each
+    label quoted and followed by one probability in [0, 1], labels increasing within an
+    object; the numbers themselves are parsed correctly rounded by NumPy.
+    """
+    raw = np.frombuffer(body.encode("utf-8"), np.uint8)
+    opens, closes = np.flatnonzero(raw == ord("{")), np.flatnonzero(raw == ord("}"))
+    colons = np.flatnonzero(raw == ord(":"))
+    if (len(opens) != count or len(closes) != count
+            or int((raw == ord('"')).sum()) != 2 * len(colons)):
+        return None
+    before_open, before_close = np.searchsorted(colons, opens), np.searchsorted(colons, closes)
+    if count and not ((opens < closes).all() and (opens[1:] > closes[:-1]).all()
+                      and before_open[0] == 0 and before_close[-1] == len(colons)
+                      and (before_open[1:] == before_close[:-1]).all()):
+        return None  # braces out of order, or a label outside an object
+    text = body.translate(_PUNCTUATION)  # {"1":0.5,"3":0.5},{"2":1.0} -> 1,0.5,3,0.5,2,1.0
+    while ",," in text:  # only where a strategy is empty
+        text = text.replace(",,", ",")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # text NumPy cannot read to its end
+            numbers = np.fromstring(text.strip(","), dtype=np.float64, sep=",")
+    except (ValueError, DeprecationWarning):
+        return None
+    if len(numbers) != 2 * len(colons):
+        return None
+    labels, probs = numbers[0::2], numbers[1::2]
+    sizes = np.diff(before_close, prepend=0)
+    starts = np.cumsum(sizes) - sizes
+    rising = np.ones(len(labels), bool)
+    rising[1:] = labels[1:] > labels[:-1]
+    rising[starts[sizes > 0]] = True
+    if not (rising.all() and (labels == np.round(labels)).all() and (np.abs(labels) < 2**53).all()
+            and ((probs >= 0.0) & (probs <= 1.0)).all()):
+        return None
+    return sizes.astype(np.int64), labels.astype(np.int64), probs
+
+
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while many acyclic objects are made at once.
+
+    Parsing a batch of rows or JSON makes ~10^5 tuples or dicts that live on; each
+    allocation burst would trigger collections that scan them all again (half the time
+    of reading a file). They hold no cycles, so nothing is lost by waiting.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _probability(p: object) -> float:
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        raise ValueError(p)
+    return float(p)
 
 
 def format_prob(p: float) -> str:

@@ -15,21 +15,25 @@
 from __future__ import annotations
 
 import functools
+import math
+import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.engine import Connection, Engine
 
 from gamedb.games import GameError, load_game
-from gamedb.games.base import TERMINAL, Game
+from gamedb.games.base import TERMINAL, Game, layer_bounds, shown
 from gamedb.store import schema
-from gamedb.store.codec import decode, encode
+from gamedb.store.codec import decode, encode, no_gc
 from gamedb.store.engine import read_meta, readonly_engine, writable_engine
-from gamedb.store.errors import NotSolved, SpecMismatch
+from gamedb.store.errors import DamagedFile, NotSolved, SpecMismatch
+from gamedb.store.views import VIEWS, view_ddl
 from gamedb.store.migrate import check_schema
 
 
@@ -78,6 +82,42 @@ class DBInfo:
     meta: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class StoredRows:
+    """Rows of the ``states`` table in key order, each column as SQLite returned it.
+
+    Nothing is trusted: ``verify`` checks every field (``GameDB.checked_row`` says what
+    is wrong with a row).
+    """
+
+    keys: npt.NDArray[np.int64]
+    layers: tuple[Any, ...]
+    values: tuple[Any, ...]
+    gaps: tuple[Any, ...]
+    strategy1: tuple[str | None, ...]
+    strategy2: tuple[str | None, ...]
+    texts: bool = True
+    """False when the strategies were not read (``GameDB.joined_strategies`` reads them)."""
+
+    @classmethod
+    def of(cls, rows: list[tuple[Any, ...]], texts: bool = True) -> StoredRows:
+        """Columns of fetched ``(key, layer, value, gap, strategy1, strategy2)`` rows."""
+        if not rows:
+            return cls(np.empty(0, np.int64), (), (), (), (), (), texts)
+        key, layer, value, gap, first, second = zip(*rows)
+        # Keys go through int64, never float64: keys of layer 32 and up exceed 2**53.
+        return cls(np.array(key, np.int64), layer, value, gap, first, second, texts)
+
+    def numbers(self) -> npt.NDArray[np.float64]:
+        """The values as floats, NaN where a value is not a finite number."""
+        try:
+            values = np.array(self.values, dtype=np.float64)
+        except (TypeError, ValueError):
+            values = np.array([v if _is_number(v) else np.nan for v in self.values], np.float64)
+        values[~np.isfinite(values)] = np.nan
+        return values
+
+
 class GameDB:
     """A gamedb file opened for reading; use ``open_db``."""
 
@@ -85,11 +125,13 @@ class GameDB:
         self.path = path
         self._engine = engine
         self._conn: Connection = engine.connect()
+        self._raw: sqlite3.Connection = self._conn.connection.driver_connection  # type: ignore[assignment]
         self.meta = read_meta(self._conn, path)
         check_schema(self._conn, str(path))
         self.game: Game[Any] = game_for_meta(self.meta, path)
         # a values-only file's stage solutions, per canonical key (many positions share one)
         self._solve_stage = functools.lru_cache(maxsize=1 << 14)(self._solve_stage_uncached)
+        check_tables(self._conn, path, self.game)
 
     def __enter__(self) -> GameDB:
         return self
@@ -119,17 +161,44 @@ class GameDB:
             return Entry(text, self.value(state))
         canon = self.game.canonical(state)
         row = self._row(canon.key, text)
+        where = f"position {text} (key {canon.key})"
+        stored_value, gap, stored = self.checked_row(where, *row)
         if row.strategy1 is None:  # a values-only file
             stored = dict(zip((1, 2), self._solve_stage(canon.key)))
-        else:
-            stored = {1: decode(row.strategy1), 2: decode(row.strategy2)}
         strategies: dict[int, dict[int, float]] = {}
         for player in (1, 2):
             real_of = {label: real for real, label in canon.actions[player - 1].items()}
             mine = stored[canon.stored_player(player)]
+            if unknown := sorted(set(mine) - set(real_of)):
+                raise DamagedFile(self.path, f"{where}: the strategy of stored player "
+                                  f"{canon.stored_player(player)} names action label "
+                                  f"{unknown[0]}, not an action of this position")
             strategies[player] = {real_of[a]: p for a, p in sorted(mine.items())}
-        value = canon.sign * row.value + canon.offset + 0.0
-        return Entry(text, value, strategies, canon.key, row.gap)
+        value = canon.sign * stored_value + canon.offset + 0.0
+        return Entry(text, value, strategies, canon.key, gap)
+
+    def checked_row(self, where: str, value: Any, gap: Any, first: str | None,
+                    second: str | None) -> tuple[float, float, dict[int, dict[int, float]]]:
+        """Return a stored row's value, gap and stored strategies, or raise ``DamagedFile``.
+
+        Args:
+            where: the position, for the message.
+            value, gap, first, second: the row's columns as SQLite returned them.
+        """
+        for name, number in (("value", value), ("gap", gap)):
+            self._check_number(where, name, number)
+        if (first is None or second is None) and not self.meta.get("values_only"):
+            raise DamagedFile(self.path, f"{where}: no strategy stored (NULL) in a file "
+                              "built with strategies")
+        try:
+            return float(value), float(gap), {1: decode(first), 2: decode(second)}
+        except ValueError as exc:
+            raise DamagedFile(self.path, f"{where}: {exc}") from None
+
+    def _check_number(self, where: str, name: str, number: Any) -> None:
+        if not _is_number(number) or not math.isfinite(number):
+            raise DamagedFile(self.path, f"{where}: the {name} {shown(str(number))} "
+                              "is not a finite number")
 
     def value(self, position: Any) -> float:
         """Return player 1's value of ``position`` alone (no strategy is read or solved).
@@ -146,7 +215,9 @@ class GameDB:
         if draws is not None:  # before a chance draw: the expected value
             return sum(p * self.value(child) for p, child in draws)
         canon = self.game.canonical(state)
-        row = self._row(canon.key, self.game.format_position(state))
+        text = self.game.format_position(state)
+        row = self._row(canon.key, text)
+        self._check_number(f"position {text} (key {canon.key})", "value", row.value)
         return canon.sign * row.value + canon.offset + 0.0
 
     def _row(self, key: int, text: str) -> Any:
@@ -192,13 +263,79 @@ class GameDB:
         except NotSolved:
             return default
 
+    def stored_layers(self) -> list[int]:
+        """Return the layers holding stored positions, lowest first (read from the keys,
+        not from the ``layers`` table)."""
+        low, high = self._raw.execute("SELECT min(key), max(key) FROM states").fetchone()
+        if low is None:
+            return []
+        first, last = (int(x) for x in self.game.layer_of(np.array([low, high], np.int64)))
+        return [layer for layer in range(first, last + 1) if self._raw.execute(
+            "SELECT 1 FROM states WHERE key BETWEEN ? AND ? LIMIT 1",
+            layer_bounds(layer)).fetchone()]
+
+    def layer_rows(self, layer: int, *, size: int = 65_536,
+                   strategies: bool = True) -> Iterator[StoredRows]:
+        """Yield the stored rows of ``layer`` in key order, ``size`` at a time (without
+        their strategies, read by ``joined_strategies``, unless ``strategies``)."""
+        cursor = self._raw.execute((_ROWS if strategies else _NUMBERS)
+                                   + "key BETWEEN ? AND ? ORDER BY key", layer_bounds(layer))
+        while True:
+            with no_gc():
+                rows = StoredRows.of(cursor.fetchmany(size), strategies)
+            if not len(rows.keys):
+                return
+            yield rows
+
+    def joined_strategies(self, first: int, last: int) -> tuple[str, str]:
+        """Return the strategies of the keys from ``first`` to ``last``, each player's
+        joined by commas in key order (NULL as ``null``): one string, not one a row."""
+        joined = self._raw.execute(
+            "SELECT group_concat(coalesce(strategy1, 'null'), ','), "
+            "group_concat(coalesce(strategy2, 'null'), ',') FROM "
+            "(SELECT strategy1, strategy2 FROM states WHERE key BETWEEN ? AND ? ORDER BY key)",
+            (first, last)).fetchone()
+        return joined[0] or "", joined[1] or ""
+
+    def rows_of(self, keys: npt.NDArray[np.int64]) -> StoredRows:
+        """Return the stored rows of ``keys`` (sorted; absent keys are left out)."""
+        return StoredRows.of(sorted(self._where_key_in(_ROWS, keys)))
+
+    def values_of(self, keys: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64],
+                                                              npt.NDArray[np.float64]]:
+        """Return the stored keys among ``keys`` (sorted) and their values (NaN: damaged)."""
+        rows = sorted(self._where_key_in("SELECT key, value FROM states WHERE ", keys))
+        numbers = [v if _is_number(v) and math.isfinite(v) else math.nan for _, v in rows]
+        return np.array([k for k, _ in rows], np.int64), np.array(numbers, np.float64)
+
+    def _where_key_in(self, query: str, keys: npt.NDArray[np.int64]) -> list[Any]:
+        rows: list[Any] = []
+        for start in range(0, len(keys), 500):  # SQLite allows 999 parameters
+            part = keys[start:start + 500].tolist()
+            rows += self._raw.execute(query + f"key IN ({','.join('?' * len(part))})",
+                                      part).fetchall()
+        return rows
+
     def info(self) -> DBInfo:
         """Return the spec, status, per-layer progress and root value."""
         rows = self._conn.execute(select(schema.layers).order_by(schema.layers.c.layer.desc()))
-        layers = [LayerInfo(r.layer, r.states, r.done, r.seconds, r.max_gap) for r in rows]
-        return DBInfo(str(self.path), self.meta["spec"], self.meta.get("status", "building"),
-                      sum(x.states for x in layers), sum(x.done for x in layers),
+        layers = [self._checked_layer(*r) for r in rows]
+        status = self.meta.get("status", "building")
+        states, done = sum(x.states for x in layers), sum(x.done for x in layers)
+        if status == "complete" and not states == done == self.meta.get("states", done):
+            raise DamagedFile(self.path, f"the layers table counts {done:,} of {states:,} "
+                              f"positions solved, meta says {self.meta.get('states'):,} "
+                              "in a complete file")
+        return DBInfo(str(self.path), self.meta["spec"], status, states, done,
                       self.meta.get("root_value"), layers, dict(self.meta))
+
+    def _checked_layer(self, *row: Any) -> LayerInfo:
+        """Return one row of the ``layers`` table, or raise ``DamagedFile``."""
+        kinds = (int, int, int, (int, float), (int, float))
+        if any(isinstance(x, bool) or not isinstance(x, k) for x, k in zip(row, kinds)):
+            raise DamagedFile(self.path, f"the layers table holds a row that is not numbers: "
+                              f"{shown(repr(row), 60)}")
+        return LayerInfo(*row)
 
 
 def game_for_meta(meta: dict[str, Any], path: Path) -> Game[Any]:
@@ -211,6 +348,24 @@ def game_for_meta(meta: dict[str, Any], path: Path) -> Game[Any]:
         raise SpecMismatch(f"{path}: key layout {meta.get('key_layout')!r} is not "
                            f"{game.key_layout!r}, the one this gamedb reads for {game.spec}")
     return game
+
+
+_ROWS = "SELECT key, layer, value, gap, strategy1, strategy2 FROM states WHERE "
+_NUMBERS = "SELECT key, layer, value, gap, NULL, NULL FROM states WHERE "
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def check_tables(conn: Connection, path: Path, game: Game[Any]) -> None:
+    """Raise ``DamagedFile`` if a table or view gamedb creates is missing."""
+    names = {name for (name,) in conn.execute(text(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))}
+    wanted = ["layers", "states", "strategies", *(VIEWS if view_ddl(game) else ())]
+    missing = [name for name in wanted if name not in names]
+    if missing:
+        raise DamagedFile(path, f"the table or view {missing[0]!r} is missing")
 
 
 def open_db(path: str | Path, *, readonly: bool = True) -> GameDB:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,8 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DatabaseError, OperationalError
 
 from gamedb.store import schema
-from gamedb.store.errors import NotAGameDB
+from gamedb.games.base import shown
+from gamedb.store.errors import DamagedFile, NotAGameDB
 
 
 def writable_engine(path: Path) -> Engine:
@@ -56,10 +58,45 @@ def read_meta(conn: Connection, path: Path) -> dict[str, Any]:
     except (OperationalError, DatabaseError) as exc:
         reason = "not a gamedb database" if "no such table" in str(exc) else str(exc.orig)
         raise NotAGameDB(f"{path}: {reason}") from None
-    meta = {name: json.loads(value) for name, value in rows}
+    meta = {str(name): _meta_value(path, name, value) for name, value in rows}
     if "spec" not in meta:
         raise NotAGameDB(f"{path}: not a gamedb database (no spec in meta)")
+    for name, (kind, fits) in _META_CHECKS.items():
+        if name in meta and not fits(meta[name]):
+            raise DamagedFile(path, f"meta {name!r} holds {shown(json.dumps(meta[name]), 40)}, "
+                              f"not {kind}")
     return meta
+
+
+def _is(*kinds: type) -> Callable[[Any], bool]:
+    """A check that a JSON value is of one of ``kinds`` (``bool`` only when named)."""
+    return lambda v: isinstance(v, kinds) and (bool in kinds or not isinstance(v, bool))
+
+
+_NUMBER = _is(int, float)
+#: What ``info`` reads of a live build's progress.
+_PROGRESS = ("layer", "layer_done", "layer_states", "rate", "eta_seconds")
+
+#: Each meta entry gamedb reads: what it must be, and the check.
+_META_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "spec": ("a string", _is(str)), "family": ("a string", _is(str)),
+    "key_layout": ("a string", _is(str)), "status": ("a string", _is(str)),
+    "canonical_keys": ("true or false", _is(bool)), "values_only": ("true or false", _is(bool)),
+    "params": ("an object", _is(dict)), "solver": ("an object", _is(dict)),
+    "root_value": ("a number or null", lambda v: v is None or _NUMBER(v)),
+    "states": ("an integer", _is(int)),
+    "root_keys": ("a list of integers", lambda v: isinstance(v, list) and all(map(_is(int), v))),
+    "progress": (f"null or an object of numbers {', '.join(_PROGRESS)}", lambda v: v is None or (
+        isinstance(v, dict) and all(_NUMBER(v.get(k)) for k in _PROGRESS))),
+}
+
+
+def _meta_value(path: Path, name: object, value: object) -> Any:
+    """Parse one meta entry's JSON, or raise ``DamagedFile``."""
+    try:
+        return json.loads(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise DamagedFile(path, f"meta {name!r} is not JSON: {shown(str(value), 40)}") from None
 
 
 def write_meta(conn: Connection, values: dict[str, Any]) -> None:

@@ -19,6 +19,14 @@ class SpecMismatch(StoreError):
     """The file holds another game spec or another key layout."""
 
 
+class DamagedFile(StoreError):
+    """The file's content is not what gamedb wrote: a table, a meta entry or a row."""
+
+    def __init__(self, path: object, what: str):
+        super().__init__(f"{path}: {what} (the file is damaged; rebuild it or restore a copy)")
+        self.what = what
+
+
 class DiskFull(StoreError):
     """The disk filled up during a build; what was committed is kept and resumable."""
 

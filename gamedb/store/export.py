@@ -21,7 +21,9 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 import sqlite3
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -29,10 +31,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from gamedb.games import load_game
-from gamedb.games.base import LAYER_SHIFT, Game
-from gamedb.store.codec import decode
-from gamedb.store.database import open_db
-from gamedb.store.errors import NotAGameDB, StoreError
+from gamedb.games.base import LAYER_SHIFT
+from gamedb.store.database import GameDB, StoredRows, open_db
+from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError
 
 Progress = Callable[[int, int], None]
 
@@ -110,31 +111,41 @@ class Exported:
 
 
 def exported_positions(path: str | Path, *, on_progress: Progress | None = None) -> Iterator[Exported]:
-    """Yield every stored position of a file in key order (streamed, read-only)."""
+    """Yield every stored position of a file in key order (streamed, read-only).
+
+    Raises:
+        DamagedFile: a row is not as gamedb wrote it (nothing of it is yielded).
+    """
     with open_db(path) as db:
-        game = db.game
-    conn = _readonly(Path(path))
-    try:
-        total = conn.execute("SELECT count(*) FROM states").fetchone()[0]
-        for done, (key, layer, value, gap, first, second) in enumerate(conn.execute(
-                "SELECT key, layer, value, gap, strategy1, strategy2 FROM states ORDER BY key"), 1):
-            yield _decoded(game, key, layer, value, gap, {1: decode(first), 2: decode(second)})
-            if on_progress is not None and (done % 10_000 == 0 or done == total):
-                on_progress(done, total)
-    finally:
-        conn.close()
+        total, done = db.info().done, 0
+        for layer in db.stored_layers():
+            for rows in db.layer_rows(layer):
+                yield from (_decoded(db, rows, i, layer) for i in range(len(rows.keys)))
+                done += len(rows.keys)
+                if on_progress is not None:
+                    on_progress(done, max(done, total))
 
 
-def _decoded(game: Game[Any], key: int, layer: int, value: float, gap: float,
-             stored: dict[int, dict[int, float]]) -> Exported:
+def _decoded(db: GameDB, rows: StoredRows, i: int, layer: int) -> Exported:
+    """Row ``i`` of ``rows``, decoded and checked (``DamagedFile`` if it is damaged)."""
+    game, key = db.game, int(rows.keys[i])
     state = game.decode(key)
+    position = game.format_position(state)
+    where = f"position {position} (key {key})"
+    if rows.layers[i] != layer:
+        raise DamagedFile(db.path, f"{where}: its layer column says {rows.layers[i]!r}, "
+                                   f"its key says {layer}")
+    value, gap, stored = db.checked_row(where, rows.values[i], rows.gaps[i],
+                                        rows.strategy1[i], rows.strategy2[i])
     canon = game.canonical(state)
     labels: dict[int, dict[int, int]] | None = None
     if canon.key == key and not canon.swapped:
         labels = {p: {label: act for act, label in canon.actions[p - 1].items()} for p in (1, 2)}
-        if not all(a in labels[p] for p in (1, 2) for a in stored[p]):
-            labels = None
-    return Exported(key, layer, game.format_position(state), value, gap, stored, labels)
+        for p in (1, 2):
+            if unknown := sorted(set(stored[p]) - set(labels[p])):
+                raise DamagedFile(db.path, f"{where}: the strategy of stored player {p} names "
+                                           f"action label {unknown[0]}, not an action of it")
+    return Exported(key, layer, position, value, gap, stored, labels)
 
 
 def export(path: str | Path, out: TextIO, fmt: str, *,
@@ -153,6 +164,26 @@ def export(path: str | Path, out: TextIO, fmt: str, *,
     if fmt == "csv":
         return _write_csv(rows, out, noun)
     raise ValueError(f"unknown export format {fmt!r}: expected csv or jsonl")
+
+
+def export_to_file(path: str | Path, output: str | Path, fmt: str, *,
+                   on_progress: Progress | None = None) -> int:
+    """Like ``export``, into the file ``output``, which is replaced only on success.
+
+    The rows go to a temporary file next to ``output`` that is renamed over it once
+    complete, so a damaged input or an interrupted export never touches an existing
+    ``output``.
+    """
+    output = Path(output)
+    handle, temp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".part")
+    try:
+        with os.fdopen(handle, "w", newline="") as out:
+            count = export(path, out, fmt, on_progress=on_progress)
+        os.replace(temp, output)
+    except BaseException:
+        os.unlink(temp)
+        raise
+    return count
 
 
 def _write_jsonl(rows: Iterator[Exported], out: TextIO) -> int:

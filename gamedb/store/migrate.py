@@ -131,6 +131,7 @@ def upgrade_file(path: Path) -> tuple[str | None, str]:
     before = _checked_revision(path)
     if before == SCHEMA_REVISION:
         return before, before
+    _refuse_unknown(path, before)
     backup = backup_path(path, before)
     if backup.exists():
         raise StoreError(f"{backup} exists already; move it away and run again")
@@ -140,8 +141,33 @@ def upgrade_file(path: Path) -> tuple[str | None, str]:
         with engine.begin() as conn:
             upgrade(conn)
             return before, current_revision(conn) or SCHEMA_REVISION
+    except BaseException:
+        backup.unlink()  # the transaction left the file as it was: the copy is not needed
+        raise
     finally:
         engine.dispose()
+
+
+def _refuse_unknown(path: Path, revision: str | None) -> None:
+    """Raise ``SchemaOutOfDate`` for a revision no script of this gamedb knows.
+
+    A newer gamedb's revision or a foreign one cannot be upgraded from here, and alembic
+    would only say so with a long traceback.
+    """
+    from alembic.script import ScriptDirectory
+
+    if revision is None:
+        return
+    known = {script.revision for script in
+             ScriptDirectory.from_config(alembic_config()).walk_revisions()}
+    if revision in known:
+        return
+    if revision.isdigit() and revision > SCHEMA_REVISION:
+        raise SchemaOutOfDate(f"{path} was written by a newer gamedb (revision {revision}); "
+                              f"this gamedb knows up to {SCHEMA_REVISION}: upgrade gamedb")
+    raise SchemaOutOfDate(f"{path} has an unknown schema revision {revision!r}; this gamedb "
+                          f"knows up to {SCHEMA_REVISION} (the file is damaged or not "
+                          "written by gamedb)")
 
 
 def _checked_revision(path: Path) -> str | None:

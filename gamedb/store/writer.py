@@ -25,9 +25,9 @@ from sqlalchemy.exc import OperationalError
 import gamedb
 from gamedb.games.base import Game, layer_bounds
 from gamedb.store import schema
-from gamedb.store.database import game_for_meta
+from gamedb.store.database import StoredRows, check_tables, game_for_meta
 from gamedb.store.engine import read_meta, readonly_engine, writable_engine, write_meta
-from gamedb.store.errors import DiskFull, SpecMismatch
+from gamedb.store.errors import DamagedFile, DiskFull, SpecMismatch
 from gamedb.store.lock import BuildLock
 from gamedb.store.migrate import check_schema, create_schema
 
@@ -54,6 +54,7 @@ class Writer:
                  values_only: bool = False):
         self.path = path
         self.values_only = values_only
+        self._game = game
         self._lock = BuildLock(path)
         self._lock.acquire()
         try:
@@ -119,10 +120,24 @@ class Writer:
         """Return the stored keys (sorted) and values of one layer."""
         rows = self._raw.execute("SELECT key, value FROM states WHERE key BETWEEN ? AND ? "
                                  "ORDER BY key", layer_bounds(layer)).fetchall()
-        if not rows:
-            return np.empty(0, np.int64), np.empty(0, np.float64)
-        keys, values = zip(*rows)
-        return np.array(keys, np.int64), np.array(values, np.float64)
+        done = self._raw.execute("SELECT done FROM layers WHERE layer = ?", (layer,)).fetchone()
+        if done is not None and done[0] != len(rows):  # resuming on a damaged file
+            raise DamagedFile(self.path, f"layer {layer}: the layers table says {done[0]:,} "
+                                         f"position(s) solved, {len(rows):,} are stored")
+        stored = StoredRows.of([(k, layer, v, 0.0, None, None) for k, v in rows])
+        values = stored.numbers()
+        if np.isnan(values).any():
+            bad = int(np.flatnonzero(np.isnan(values))[0])
+            key = int(stored.keys[bad])
+            raise DamagedFile(self.path, f"position {self._position(key)} (key {key}): the "
+                                         f"value {stored.values[bad]!r} is not a finite number")
+        return stored.keys, values
+
+    def _position(self, key: int) -> str:
+        try:
+            return self._game.format_position(self._game.decode(key))
+        except Exception:  # a key no position has: the message must still come out
+            return "(no position of this game)"
 
     def write_chunks(self, chunks: list[ChunkRows], progress: dict[str, Any] | None = None) -> None:
         """Store solved chunks (one or several small layers) and the progress in a
@@ -235,15 +250,15 @@ def _checked_meta(path: Path, game: Game[Any]) -> dict[str, Any]:
         with engine.connect() as conn:
             meta = read_meta(conn, path)
             check_schema(conn, str(path))
+            if meta["spec"] != game.spec:
+                raise SpecMismatch(f"{path} holds {meta['spec']}, not {game.spec}")
+            check_tables(conn, path, game_for_meta(meta, path))
     finally:
         engine.dispose()
-    if meta["spec"] != game.spec:
-        raise SpecMismatch(f"{path} holds {meta['spec']}, not {game.spec}")
-    game_for_meta(meta, path)
     if bool(meta.get("canonical_keys", True)) != game.canonical_keys:
         raise SpecMismatch(f"{path} was built with canonical_keys={meta.get('canonical_keys')}")
     return meta
 
 
 def _params(game: Game[Any]) -> dict[str, Any]:
-    return {p.name: getattr(game, p.name) for p in type(game).params}  # type: ignore[attr-defined]
+    return {p.name: getattr(game, p.name) for p in game.params}

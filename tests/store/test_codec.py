@@ -7,6 +7,7 @@ import math
 from decimal import Decimal
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -58,3 +59,33 @@ def test_whole_batches_decode_to_exactly_what_was_encoded(rows: list[list[float]
         labels[i, :len(row)] = np.arange(len(row)) * 3 - 1  # negative labels too
     for i, text in enumerate(encode(probs, labels)):
         assert json.loads(text) == {str(3 * j - 1): p for j, p in enumerate(rows[i])}
+
+
+@given(st.lists(st.lists(st.floats(min_value=1e-12, max_value=1.0), max_size=6), max_size=20))
+def test_joined_strategies_read_fast_exactly_as_json_reads_them(rows: list[list[float]]) -> None:
+    from gamedb.store.codec import _decode_encoded, decode_joined
+
+    width = max(map(len, rows), default=0) or 1
+    probs = np.array([row + [0.0] * (width - len(row)) for row in rows]).reshape(len(rows), width)
+    labels = np.tile(np.arange(1, width + 1), (len(rows), 1))
+    texts = encode(probs, labels) if rows else []
+    fast = _decode_encoded(",".join(texts), len(texts))
+    assert fast is not None
+    expected = [decode(t) for t in texts]
+    sizes, got_labels, got_probs = fast
+    assert sizes.tolist() == [len(e) for e in expected]
+    assert got_labels.tolist() == [a for e in expected for a in e]
+    assert got_probs.tolist() == [p for e in expected for p in e.values()]
+    assert all((x == y).all() for x, y in zip(fast, decode_joined(",".join(texts), len(texts))))
+
+
+@pytest.mark.parametrize("body", [
+    '{"1":0.5', '{"1":0.5},{"2":1.0', '[1,2]', '{"1":"x"}', '{"x":1.0}', 'null',
+    '{"1":0.5,"1":0.5}', '{"2":0.5,"1":0.5}', '}{"1":1.0', '{"1":1.5}', '{"1":NaN}',
+    '{"1":0.5}"2":0.5{}',
+])
+def test_joined_text_that_encode_never_writes_is_left_to_json(body: str) -> None:
+    from gamedb.store.codec import _decode_encoded
+
+    count = max(1, body.count("{"))
+    assert _decode_encoded(body, count) is None
