@@ -367,3 +367,24 @@ def test_values_only_build_stores_the_same_values_and_solves_strategies_on_deman
                 assert sum(entry.strategies[player].values()) == pytest.approx(1.0, abs=1e-12)
     with pytest.raises(SpecMismatch, match="was built values only"):
         build("jujitsu(num_cards=7)", lean)
+
+
+def test_ctrl_c_while_finalising_stays_an_interrupt_and_the_build_resumes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLAlchemy closes a connection interrupted by Ctrl-C; the rollback on that closed
+    connection used to replace the interrupt with 'Cannot operate on a closed database'."""
+    import gamedb.store.writer as writer_module
+    real_write_meta = writer_module.write_meta
+
+    def interrupted(conn, values):  # type: ignore[no-untyped-def]
+        if values.get("status") == "complete":
+            conn.invalidate()  # what SQLAlchemy does to a connection a BaseException hit
+            raise KeyboardInterrupt
+        real_write_meta(conn, values)
+
+    path = tmp_path / "j6.sqlite"
+    monkeypatch.setattr(writer_module, "write_meta", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build("jujitsu(num_cards=6)", path)
+    monkeypatch.undo()
+    assert build("jujitsu(num_cards=6)", path).status == "complete"

@@ -214,8 +214,9 @@ def _transaction(raw: sqlite3.Connection) -> Iterator[None]:
         yield
         raw.execute("COMMIT")
     except BaseException:
-        if raw.in_transaction:
-            raw.execute("ROLLBACK")
+        with contextlib.suppress(sqlite3.Error):  # closed (SQLAlchemy drops a connection
+            if raw.in_transaction:                 # interrupted by Ctrl-C): rolled back
+                raw.execute("ROLLBACK")
         raise
 
 
