@@ -13,15 +13,17 @@ the file what is done and continues, and a finished file is left alone.
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
+import functools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from gamedb.estimate import check_fits, estimate
 from gamedb.games import load_game
 from gamedb.games.base import Game, Keys, root_of
 from gamedb.jit import needs_compiling
@@ -32,6 +34,7 @@ from gamedb.solver.matrix_game import TOLERANCE
 from gamedb.store.codec import encode
 from gamedb.store.engine import BuildProgress
 from gamedb.store.writer import ChunkRows, Writer
+from gamedb.workers import Workers
 
 #: States per transaction: large enough for fast bulk writes, small enough to lose little.
 CHUNK_SIZE = 32_768
@@ -60,7 +63,8 @@ class BuildReport:
 def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
           chunk_size: int = CHUNK_SIZE, on_progress: Progress | None = None,
           values_only: bool = False,
-          on_stage: Callable[[str], None] | None = None) -> BuildReport:
+          on_stage: Callable[[str], None] | None = None,
+          max_memory: int | None = None) -> BuildReport:
     """Solve every reachable position of ``game`` into the SQLite file ``path``.
 
     Args:
@@ -75,15 +79,23 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         on_stage: called with a short description when the build enters a phase
             (enumerating, solving, finalising): the enumeration of a big game takes
             minutes before any state is solved.
+        max_memory: refuse (``WontFit``, before anything is enumerated) a build whose
+            estimated peak memory exceeds this many bytes (``gamedb.estimate``).
     """
     stage = on_stage or (lambda text: None)
     game = load_game(game) if isinstance(game, str) else game
     start = time.perf_counter()
+    fits = functools.partial(_refuse_if_too_big, game, workers, values_only, max_memory)
+    existed = Path(path).exists()
+    if not existed:
+        fits()  # refused before the file exists: nothing is left behind
     writer = Writer(Path(path), game, {"tolerance": TOLERANCE, "kernel": "numba-simplex"},
                     values_only=values_only)
     try:
         if writer.complete:
             return _report(writer, game, 0, 0.0, 0)
+        if existed:
+            fits()
         enumerating, solving = _stage_texts(game)
         stage(enumerating)
         layers = _enumerate(game, workers)
@@ -101,8 +113,30 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
                          "seconds": round(seconds, 3),
                          "root_keys": root_of(game).keys.tolist()})
         return _report(writer, game, solved, time.perf_counter() - start, fallbacks)
+    except SystemError as exc:
+        if _interrupted(exc):  # Ctrl-C inside a compiled call: numba wraps it
+            raise KeyboardInterrupt from None
+        raise
     finally:
         writer.close()
+
+
+def _interrupted(exc: BaseException | None) -> bool:
+    """True if ``exc`` was caused by a KeyboardInterrupt (numba reports Ctrl-C during a
+    compiled call as ``SystemError: ... returned a result with an exception set``)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _refuse_if_too_big(game: Game[Any], workers: int, values_only: bool,
+                       max_memory: int | None) -> None:
+    if max_memory is not None:
+        check_fits(estimate(game, workers=workers, values_only=values_only), max_memory)
 
 
 #: Modules whose compiled (numba) functions every build runs, besides the game's own.
@@ -136,20 +170,20 @@ def _enumerate(game: Game[Any], workers: int) -> dict[int, Keys]:
         return enumerate_layers(game)
     global _ENUMERATED_GAME
     _ENUMERATED_GAME = game  # inherited by the forked workers
-    pools: list[Any] = []
+    pools: list[Workers] = []
 
     def map_batches(parts: list[Keys]) -> Iterator[Keys]:
         if len(parts) <= 1:
             return map(_successors_in_worker, parts)
         if not pools:
-            pools.append(multiprocessing.get_context("fork").Pool(workers))
-        return pools[0].imap(_successors_in_worker, parts)  # type: ignore[no-any-return]
+            pools.append(Workers(workers))
+        return pools[0].imap(_successors_in_worker, parts)
 
     try:
         return enumerate_layers(game, map_batches)
     finally:
         for pool in pools:
-            pool.terminate()
+            pool.stop()
         _ENUMERATED_GAME = None
 
 
@@ -178,21 +212,23 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, w
         old_keys, old_values = writer.layer_values(layer)
         todo = np.setdiff1d(keys, old_keys, assume_unique=True)
         new_keys, new_values = [old_keys], [old_values]
-        for rows, fell_back in _solve_chunks(game, layer, todo, table, workers, chunk_size,
-                                             values_only):
-            new_keys.append(rows.keys)
-            new_values.append(rows.values)
-            solved, fallbacks = solved + len(rows.keys), fallbacks + fell_back
-            rate = solved / max(time.perf_counter() - start, 1e-9)
-            progress = BuildProgress(
-                layer, sum(map(len, new_keys)), len(keys), round(rate, 1),
-                round((total - finished - solved) / rate, 1), finished + solved, total, time.time())
-            pending.append(rows)
-            if sum(len(p.keys) for p in pending) >= chunk_size:
-                writer.write_chunks(pending, progress)
-                pending = []
-            if on_progress is not None:
-                on_progress(finished + solved, total)
+        with contextlib.closing(_solve_chunks(game, layer, todo, table, workers, chunk_size,
+                                              values_only)) as chunks:  # stops the workers
+            for rows, fell_back in chunks:
+                new_keys.append(rows.keys)
+                new_values.append(rows.values)
+                solved, fallbacks = solved + len(rows.keys), fallbacks + fell_back
+                rate = solved / max(time.perf_counter() - start, 1e-9)
+                progress = BuildProgress(
+                    layer, sum(map(len, new_keys)), len(keys), round(rate, 1),
+                    round((total - finished - solved) / rate, 1), finished + solved, total,
+                    time.time())
+                pending.append(rows)
+                if sum(len(p.keys) for p in pending) >= chunk_size:
+                    writer.write_chunks(pending, progress)
+                    pending = []
+                if on_progress is not None:
+                    on_progress(finished + solved, total)
         table.add(layer, np.concatenate(new_keys), np.concatenate(new_values))
     if pending:
         writer.write_chunks(pending, progress)
@@ -210,16 +246,18 @@ def _load_needed(game: Game[Any], layer: int, layers: dict[int, Keys], writer: W
 
 
 def _solve_chunks(game: Game[Any], layer: int, todo: Keys, table: ValueTable, workers: int,
-                  chunk_size: int, values_only: bool) -> Iterator[tuple[ChunkRows, int]]:
+                  chunk_size: int, values_only: bool) -> Generator[tuple[ChunkRows, int], None, None]:
     chunks = [todo[i:i + chunk_size] for i in range(0, len(todo), chunk_size)]
     if workers <= 1 or len(chunks) <= 1:
         yield from (_solve_chunk(game, layer, chunk, table, values_only) for chunk in chunks)
         return
     global _WORKER_STATE
     _WORKER_STATE = (game, layer, table, values_only)  # inherited by the forked workers
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        yield from pool.imap(_solve_chunk_in_worker, chunks)
-    _WORKER_STATE = None
+    try:
+        with Workers(workers) as pool:
+            yield from pool.imap(_solve_chunk_in_worker, chunks)
+    finally:
+        _WORKER_STATE = None
 
 
 _WORKER_STATE: tuple[Game[Any], int, ValueTable, bool] | None = None

@@ -232,6 +232,115 @@ def test_a_full_disk_stops_the_build_cleanly_and_it_resumes_later(tmp_path: Path
     assert _dump(path) == _dump(reference)
 
 
+def test_a_full_disk_is_reported_as_full_even_when_the_closing_checkpoint_fails(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a real full disk the WAL checkpoint at close fails too (it grows the main file);
+    that second error used to replace the DiskFull message with "the file is damaged"."""
+    import gamedb.store.writer as writer_module
+    from gamedb.store.errors import DiskFull
+
+    def full(raw: sqlite3.Connection) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    def chunks_full(self, chunks, progress=None) -> None:  # type: ignore[no-untyped-def]
+        raise DiskFull(f"{self.path}: the disk is full; every finished chunk is saved: "
+                       "free some space and run the same command to resume")
+
+    path = tmp_path / "full.sqlite"
+    monkeypatch.setattr(writer_module, "_checkpoint", full)
+    monkeypatch.setattr(writer_module.Writer, "write_chunks", chunks_full)
+    with pytest.raises(DiskFull, match="disk is full.*resume"):
+        build("jujitsu(num_cards=6)", path, chunk_size=50)
+    monkeypatch.undo()
+    assert build("jujitsu(num_cards=6)", path).status == "complete"
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A real 400 KiB file system (tmpfs; needs the right to mount, else skipped)."""
+    import subprocess
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(mount)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_a_real_full_disk_says_so_in_one_line_and_the_build_resumes_after_space_is_freed(
+        small_disk: Path, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    reference, path = tmp_path / "reference.sqlite", small_disk / "j8.sqlite"
+    command = [sys.executable, "-m", "gamedb", "build", "jujitsu(num_cards=8)", "--quiet",
+               "--chunk-size", "200", "--db"]
+    subprocess.run([*command, str(reference)], check=True, capture_output=True)
+    for _ in range(2):  # the first run fills the disk; a second one must say the same
+        full = subprocess.run([*command, str(path)], capture_output=True, text=True)
+        assert full.returncode == 1, full.stderr
+        lines = full.stderr.strip().splitlines()
+        assert len(lines) == 1 and "the disk is full" in lines[0], full.stderr
+        assert "run the same command to resume" in lines[0] and "damaged" not in lines[0]
+    subprocess.run(["mount", "-o", "remount,size=8m", str(small_disk)], check=True)
+    subprocess.run([*command, str(path)], check=True, capture_output=True)
+    assert _dump(path) == _dump(reference)
+
+
+def _journal_mode(path: Path) -> str:
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        return str(conn.execute("PRAGMA journal_mode").fetchone()[0])
+
+
+def test_a_finished_build_leaves_one_file_in_rollback_mode_that_readers_leave_alone(
+        tmp_path: Path) -> None:
+    import hashlib
+    import subprocess
+    import sys
+    path = tmp_path / "j6.sqlite"
+    build("jujitsu(num_cards=6)", path)
+    assert _journal_mode(path) == "delete"  # WAL while building only
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["j6.sqlite"]
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    with open_db(path) as db:
+        db.info()
+        db.probe("start")
+    for args in (["info", str(path)], ["show", str(path), "start"]):
+        subprocess.run([sys.executable, "-m", "gamedb", *args], check=True, capture_output=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["j6.sqlite"]  # no -wal, no -shm
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+
+
+def test_a_finished_build_is_readable_from_a_read_only_directory(tmp_path: Path) -> None:
+    """A real read-only mount (root ignores permission bits); skipped without mount."""
+    import subprocess
+    import sys
+    built_dir, read_only = tmp_path / "built", tmp_path / "ro"
+    built_dir.mkdir()
+    read_only.mkdir()
+    build("jujitsu(num_cards=5)", built_dir / "j5.sqlite")
+    build("jujitsu(num_cards=4)", built_dir / "old.sqlite")
+    with sqlite3.connect(built_dir / "old.sqlite") as conn:  # as older gamedb left files
+        conn.execute("PRAGMA journal_mode=WAL")
+    if subprocess.run(["mount", "--bind", "-o", "ro", str(built_dir), str(read_only)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot bind-mount read-only here")
+    try:
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(read_only)], check=False)
+        with pytest.raises(OSError):
+            (read_only / "probe").write_text("x")  # the mount really is read-only
+        for args in (["info", "j5.sqlite"], ["show", "j5.sqlite", "start"],
+                     ["info", "old.sqlite"], ["show", "old.sqlite", "start"]):
+            done = subprocess.run([sys.executable, "-m", "gamedb", *args], cwd=read_only,
+                                  capture_output=True, text=True)
+            assert done.returncode == 0 and done.stderr == "", done.stderr
+    finally:
+        subprocess.run(["umount", str(read_only)], check=False)
+    assert sorted(p.name for p in built_dir.iterdir()) == ["j5.sqlite", "old.sqlite"]
+
+
 def test_build_killed_before_its_schema_was_committed_resumes(tmp_path: Path) -> None:
     path = tmp_path / "j4.sqlite"
     with sqlite3.connect(path) as conn:  # what a kill right after opening leaves behind
@@ -260,3 +369,24 @@ def test_values_only_build_stores_the_same_values_and_solves_strategies_on_deman
                 assert sum(entry.strategies[player].values()) == pytest.approx(1.0, abs=1e-12)
     with pytest.raises(SpecMismatch, match="was built values only"):
         build("jujitsu(num_cards=7)", lean)
+
+
+def test_ctrl_c_while_finalising_stays_an_interrupt_and_the_build_resumes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLAlchemy closes a connection interrupted by Ctrl-C; the rollback on that closed
+    connection used to replace the interrupt with 'Cannot operate on a closed database'."""
+    import gamedb.store.writer as writer_module
+    real_write_meta = writer_module.write_meta
+
+    def interrupted(conn, values):  # type: ignore[no-untyped-def]
+        if values.get("status") == "complete":
+            conn.invalidate()  # what SQLAlchemy does to a connection a BaseException hit
+            raise KeyboardInterrupt
+        real_write_meta(conn, values)
+
+    path = tmp_path / "j6.sqlite"
+    monkeypatch.setattr(writer_module, "write_meta", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build("jujitsu(num_cards=6)", path)
+    monkeypatch.undo()
+    assert build("jujitsu(num_cards=6)", path).status == "complete"

@@ -15,6 +15,7 @@ from gamedb.cli._common import cli, progress_bar, signed, table, user_errors, va
 
 if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
     from gamedb.build import BuildReport
+    from gamedb.estimate import Estimate
     from gamedb.verify import VerifyReport
 
 #: ``gamedb.build.CHUNK_SIZE``, written out so that ``build --help`` need not import the
@@ -54,38 +55,69 @@ def _usable_cpus() -> int:
               help="Store values, not strategies (huge builds; strategies are then "
                    "solved on demand from the stored successor values).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-@click.option("--json", "as_json", is_flag=True, help="Print the final report as JSON.")
+@click.option("--estimate", "only_estimate", is_flag=True,
+              help="Print the positions, memory, disk and time the build would take; "
+                   "build nothing.")
+@click.option("--force", is_flag=True,
+              help="Build even if the estimated memory exceeds the memory available.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the final report (or with --estimate, the estimate) as JSON.")
 @user_errors
 def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int,
-                  values_only: bool, quiet: bool, as_json: bool) -> None:
+                  values_only: bool, quiet: bool, only_estimate: bool, force: bool,
+                  as_json: bool) -> None:
     """Solve every reachable position of SPEC into a SQLite database.
 
     Without --db the file is SPEC written as a file name, in the current directory
     (never in the checkout's data/, which holds only the shipped files). The first
-    build compiles the solver (10-20 s, once; cached afterwards).
+    build compiles the solver (10-20 s, once; cached afterwards). A build that would
+    need more memory than this machine has available is refused up front with its
+    estimate (--force builds anyway).
 
     \b
     Example:
         gamedb build "jujitsu(num_cards=8)"      # writes jujitsu_num_cards=8_ties=carry.sqlite
         gamedb build "jujitsu(num_cards=13)" --db j13.sqlite --workers 2
         gamedb build "nim(heaps=1-3-5-7)" --db nim.sqlite --quiet --json
+        gamedb build "goofspiel(num_cards=13)" --estimate
     """
     from gamedb.build import build
+    from gamedb.estimate import available_memory, estimate
     from gamedb.games import load_game
+    from gamedb.workers import WorkerDied
 
     game = load_game(spec)
+    if only_estimate:
+        guess = estimate(game, workers=workers, values_only=values_only)
+        click.echo(json.dumps(vars_of(guess)) if as_json else _estimate_table(guess))
+        return
     path = db_path or default_db_path(game.spec)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with progress_bar(quiet, "states", warm_up=True) as on_progress:
             report = build(game, path, workers=workers, chunk_size=chunk_size,
                            on_progress=on_progress, values_only=values_only,
-                           on_stage=on_progress.stage if on_progress else None)
+                           on_stage=on_progress.stage if on_progress else None,
+                           max_memory=None if force else available_memory())
     except KeyboardInterrupt:
         click.echo(f"interrupted: every finished chunk is saved in {path}; "
                    "run the same command to resume", err=True)
         raise SystemExit(130) from None
+    except WorkerDied as exc:
+        raise click.ClickException(f"{path}: {exc}") from None
     click.echo(json.dumps(vars_of(report)) if as_json else _format_report(report))
+
+
+def _estimate_table(guess: Estimate) -> str:
+    from gamedb.estimate import available_memory, duration, size
+
+    positions = (f"{guess.positions:,}" if guess.exact
+                 else f"about {guess.positions:.1e} (extrapolated from smaller sizes)")
+    available = available_memory()
+    rows = [("positions", positions), ("peak memory", size(guess.memory_bytes)),
+            ("disk", size(guess.disk_bytes)), ("time", duration(guess.seconds)),
+            ("memory available", size(available) if available is not None else "unknown")]
+    return f"{guess.spec}\n" + "\n".join(f"  {name:<17} {value}" for name, value in rows)
 
 
 def _format_report(report: BuildReport) -> str:

@@ -109,6 +109,22 @@ class Canonical:
         return -1.0 if self.swapped else 1.0
 
 
+@dataclass(frozen=True, slots=True)
+class BuildCosts:
+    """Per-position costs of today's builder for a family, measured on the 2-core
+    reference machine at the largest size built (``docs/estimate.md``); read by
+    ``gamedb.estimate``."""
+
+    memory: float
+    """Peak bytes of memory per position with one worker."""
+    parallel_memory: float
+    """Peak bytes per position of the whole process tree with two workers (summed RSS)."""
+    disk: float
+    """Bytes of the finished file per position (with strategies)."""
+    rate: float
+    """Positions per second and worker, enumeration and writing included."""
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What generic code may ask of a family instead of testing its name.
@@ -131,6 +147,8 @@ class Capabilities:
     """Range (low, high) of each position field, for plot axes."""
     impartial: bool = False
     """Both players have the same moves in every position (Nim)."""
+    build_costs: BuildCosts | None = None
+    """Measured build costs per position (None: ``gamedb.estimate``'s generic guess)."""
 
 
 def format_spec(name: str, params: Mapping[str, Any]) -> str:
@@ -324,7 +342,7 @@ def shown(text: str, limit: int = 20) -> str:
 
 
 __all__ = [
-    "LAYER_SHIFT", "MAX_DIGITS", "TERMINAL", "Canonical", "Capabilities", "Distribution",
+    "LAYER_SHIFT", "MAX_DIGITS", "TERMINAL", "BuildCosts", "Canonical", "Capabilities", "Distribution",
     "Expansion", "Floats", "Game", "GameError", "Keys", "Param", "Root", "StateKey",
     "format_spec", "layer_bounds", "layers_of", "named_actions", "parse_integer",
     "reference_expand", "root_of", "shown", "successor_table",

@@ -38,12 +38,16 @@ import numpy as np
 
 from gamedb.bits import Mask, cards, full, mask_of, popcount, without
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Game, GameError, Keys, Param,
+    LAYER_SHIFT, BuildCosts, Canonical, Capabilities, Distribution, Expansion, Game, GameError,
+    Keys, Param,
 )
 from gamedb.games.layout import Constant, Field, KeyLayout, Ternary
 from gamedb.games.text import format_cards, parse_cards, parse_fields, parse_int, require_fields
 
 _ORDERS = ("random", "descending", "ascending")
+#: Measured build costs per position (docs/estimate.md: 8 cards win/loss, 10 point difference).
+_COSTS = {"win_loss": BuildCosts(320, 720, 110, 60_000),
+          "point_difference": BuildCosts(720, 340, 210, 40_000)}
 # Indices into the array of layout constants handed to the compiled helpers (``_layout``
 # derives it from the declared ``KeyLayout``).
 _N, _CARRY, _WL, _ORDER, _OFF_PRIZES, _OFF_TABLE, _OFF_DIFF, _HALF = range(8)
@@ -136,7 +140,8 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
             "card", round_points=_stake, prize_field="prize",
             independent_prizes=points_order == "random" and ties == "discard",
             axes={"prize": (1, num_cards), **({"pot": (0, total)} if ties == "carry" else {}),
-                  **({"diff": (-total, total)} if returns_type == "win_loss" else {})})
+                  **({"diff": (-total, total)} if returns_type == "win_loss" else {})},
+            build_costs=_COSTS[returns_type])
 
     # -- reference face ------------------------------------------------------------
 

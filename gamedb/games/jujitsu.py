@@ -30,8 +30,8 @@ import numpy as np
 
 from gamedb.bits import Mask, cards, full, mask_of, popcount, without
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Floats, Game, GameError, Keys,
-    Param,
+    LAYER_SHIFT, BuildCosts, Canonical, Capabilities, Distribution, Expansion, Floats, Game,
+    GameError, Keys, Param,
 )
 from gamedb.games.layout import Field, KeyLayout
 from gamedb.games.text import format_cards, parse_cards, parse_fields, parse_int, require_fields
@@ -107,7 +107,8 @@ Example: three tricks into a 6-card game, player 1 one trick ahead
         self.layout = _layout(num_cards)
         self.capabilities = Capabilities(
             "card", round_points=_tricks_at_stake,
-            axes={"pot": (0, num_cards), "diff": (-num_cards, num_cards)})
+            axes={"pot": (0, num_cards), "diff": (-num_cards, num_cards)},
+            build_costs=BuildCosts(460, 1_540, 310, 27_000))  # docs/estimate.md: 13 cards
 
     # -- reference face ------------------------------------------------------------
 

@@ -33,8 +33,8 @@ from gamedb.jit import numba
 import numpy as np
 
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Floats, Game, GameError, Keys,
-    Param,
+    LAYER_SHIFT, BuildCosts, Canonical, Capabilities, Distribution, Expansion, Floats, Game,
+    GameError, Keys, Param,
 )
 from gamedb.games.layout import Field, KeyLayout
 from gamedb.games.text import parse_fields, parse_int, require_fields
@@ -123,7 +123,10 @@ Example: 50 coins each at the start, now 17 against 34 with the wrestler at 3
         self.coins, self.size, self.min_bid = coins, size, min_bid
         self.alesia = alesia == "true"
         self.capabilities = Capabilities("bid", axes={
-            "coins1": (0, coins), "coins2": (0, coins), "pos": (-size - 1, size + 1)})
+            "coins1": (0, coins), "coins2": (0, coins), "pos": (-size - 1, size + 1)},
+            # per position, measured at 100 coins and scaled by the coins: bigger
+            # matrices and strategies (docs/estimate.md)
+            build_costs=BuildCosts(64 * coins, 98 * coins, 4.5 * coins, 270_000 / coins))
 
     # -- reference face ------------------------------------------------------------
 

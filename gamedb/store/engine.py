@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, fields
@@ -37,9 +38,18 @@ def readonly_engine(path: Path) -> Engine:
     """Return an engine that can never write to ``path`` (``mode=ro`` URI)."""
     if not path.is_file():
         raise NotAGameDB(f"{path}: no such database file")
-    uri = f"file:{path.resolve()}?mode=ro"
+    uri = f"file:{path.resolve()}?mode=ro{_immutable(path)}"
     engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True))
     return engine
+
+
+def _immutable(path: Path) -> str:
+    """``&immutable=1`` for a WAL file no writer holds, in a directory nobody can write
+    (older builds stayed in WAL mode: SQLite cannot open them there otherwise)."""
+    with path.open("rb") as file:
+        wal = file.read(20)[18:20] == b"\x02\x02"
+    idle = not path.with_name(path.name + "-wal").exists()
+    return "&immutable=1" if wal and idle and not os.access(path.parent, os.W_OK) else ""
 
 
 def read_meta(conn: Connection, path: Path) -> dict[str, Any]:

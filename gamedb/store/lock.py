@@ -1,5 +1,9 @@
 """One writer per file: an advisory ``flock`` on ``<db>.lock`` naming its holder.
 
+The holder unlinks the lock file when it is done; a builder that opened the file before
+then and locks it afterwards sees that the path no longer names its file and starts over
+(the race of tox-dev/filelock#574, where two builders both got in).
+
 The kernel drops the lock when the holder dies (even by SIGKILL), so a crashed build
 never leaves a stale lock behind; readers never take it.
 """
@@ -30,6 +34,19 @@ class BuildLock:
 
     def acquire(self) -> None:
         """Take the lock or raise ``BuildLocked`` saying who holds it."""
+        fd = self._locked_fd()
+        while not _same_file(fd, self.path):  # its holder unlinked it as we took it: retry
+            os.close(fd)
+            fd = self._locked_fd()
+        info = {"pid": os.getpid(), "host": socket.gethostname(),
+                "since": time.strftime("%Y-%m-%d %H:%M:%S")}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(info).encode(), 0)
+        self._fd = fd
+        _HELD.add(self)
+
+    def _locked_fd(self) -> int:
+        """Open the lock file and lock it (it may be unlinked by then)."""
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
@@ -43,12 +60,7 @@ class BuildLock:
             os.close(fd)
             raise BuildLocked(f"{self.path.with_suffix('')} is being built by {holder}; "
                               "wait for it or stop that process") from None
-        info = {"pid": os.getpid(), "host": socket.gethostname(),
-                "since": time.strftime("%Y-%m-%d %H:%M:%S")}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(info).encode(), 0)
-        self._fd = fd
-        _HELD.add(self)
+        return fd
 
     def _forget_in_child(self) -> None:
         if self._fd is not None:
@@ -79,6 +91,16 @@ def _forget_held_locks_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_forget_held_locks_in_child)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    """True if ``path`` still names the open file ``fd``: a releasing holder unlinks the
+    lock file before unlocking it, so a lock won on an unlinked file locks nothing."""
+    try:
+        here, there = os.fstat(fd), os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
 
 
 def _describe(raw: bytes) -> str:

@@ -8,9 +8,11 @@ Core inserts.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 
 import gamedb
 from gamedb.games.base import Game, layer_bounds
@@ -57,7 +60,8 @@ class Writer:
         self._lock = BuildLock(path)
         self._lock.acquire()
         try:
-            self._open(game, settings)
+            with _full_disk_said(path):
+                self._open(game, settings)
         except BaseException:
             self._lock.release()
             raise
@@ -104,11 +108,10 @@ class Writer:
 
     def ensure_layers(self, counts: dict[int, int]) -> None:
         """Record the number of states of every layer (once, at the first start)."""
-        self._raw.execute("BEGIN")
-        self._raw.executemany(
-            "INSERT OR IGNORE INTO layers(layer, states, done, seconds, max_gap) "
-            "VALUES (?, ?, 0, 0.0, 0.0)", [(int(k), int(v)) for k, v in counts.items()])
-        self._raw.execute("COMMIT")
+        with _full_disk_said(self.path), _transaction(self._raw):
+            self._raw.executemany(
+                "INSERT OR IGNORE INTO layers(layer, states, done, seconds, max_gap) "
+                "VALUES (?, ?, 0, 0.0, 0.0)", [(int(k), int(v)) for k, v in counts.items()])
 
     def done_counts(self) -> dict[int, int]:
         """Return layer -> number of states already stored."""
@@ -145,8 +148,7 @@ class Writer:
         ``progress`` (layer, rate, ETA...) goes to ``meta.progress`` for live ``info``.
         """
         raw = self._raw
-        raw.execute("BEGIN")
-        try:
+        with _full_disk_said(self.path), _transaction(raw):
             for rows in chunks:
                 n = len(rows.keys)
                 nulls: list[str | None] = [None] * n  # values-only: no strategies
@@ -162,22 +164,29 @@ class Writer:
             if progress is not None:
                 raw.execute("INSERT OR REPLACE INTO meta(name, value) VALUES ('progress', ?)",
                             (json.dumps(asdict(progress)),))
-            raw.execute("COMMIT")
-        except BaseException as exc:
-            if raw.in_transaction:
-                raw.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
-                raise DiskFull(f"{self.path}: the disk is full; every finished chunk is saved: "
-                               "free some space and run the same command to resume") from None
-            raise
 
     def finalize(self, values: dict[str, Any]) -> None:
         """Mark the build complete."""
-        self._raw.execute("BEGIN")
-        write_meta(self._conn, {**values, "status": "complete"})
-        self._raw.execute("DELETE FROM meta WHERE name = 'progress'")
-        self._raw.execute("COMMIT")
+        with _full_disk_said(self.path), _transaction(self._raw):
+            write_meta(self._conn, {**values, "status": "complete"})
+            self._raw.execute("DELETE FROM meta WHERE name = 'progress'")
+        self._leave_wal()
         self.meta = read_meta(self._conn, self.path)
+
+    def _leave_wal(self) -> None:
+        """Switch a finished file to the rollback journal: one file, readable from a
+        read-only directory, and readers leave no ``-wal``/``-shm`` files behind.
+
+        No VACUUM: a build only appends, so it frees nothing (8-card Goofspiel: 182 MB
+        before and after, 1.5 s on a 20 s build).
+        """
+        try:
+            with _full_disk_said(self.path):
+                _checkpoint(self._raw)
+                self._raw.execute("PRAGMA journal_mode=DELETE")
+        except sqlite3.OperationalError as exc:  # a reader holds it: stays WAL, still fine
+            if "locked" not in str(exc):
+                raise
 
     def close(self) -> None:
         """Checkpoint the WAL and release the file and its lock."""
@@ -185,11 +194,44 @@ class Writer:
             self._lock.release()
             return
         try:
-            self._raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            _checkpoint(self._raw)
+        except sqlite3.Error:
+            pass  # e.g. a full disk: the WAL keeps every commit, the next open replays it
         finally:
             self._conn.close()
             self._engine.dispose()
             self._lock.release()
+
+
+def _checkpoint(raw: sqlite3.Connection) -> None:
+    """Move the WAL into the main file and empty it."""
+    raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+@contextlib.contextmanager
+def _transaction(raw: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN ... COMMIT, rolled back on any error or interrupt."""
+    raw.execute("BEGIN")
+    try:
+        yield
+        raw.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):  # closed (SQLAlchemy drops a connection
+            if raw.in_transaction:                 # interrupted by Ctrl-C): rolled back
+                raw.execute("ROLLBACK")
+        raise
+
+
+@contextlib.contextmanager
+def _full_disk_said(path: Path) -> Iterator[None]:
+    """Turn SQLite's "database or disk is full" into ``DiskFull`` with what to do."""
+    try:
+        yield
+    except (sqlite3.OperationalError, OperationalError) as exc:
+        if "database or disk is full" not in str(exc):
+            raise
+        raise DiskFull(f"{path}: the disk is full; every finished chunk is saved: "
+                       "free some space and run the same command to resume") from None
 
 
 def _is_empty(path: Path) -> bool:

@@ -1,0 +1,210 @@
+"""What a build will cost before it starts: positions, peak memory, disk and time.
+
+Positions are counted exactly by the forward enumeration when there are few; otherwise
+they are extrapolated over the family's size (its first integer parameter: the cards,
+Oshi-Zumo's coins) from exact counts of smaller sizes, either geometrically (each card
+multiplies Goofspiel's positions by an almost constant 5.8-8.4 and Jujitsu's by 3.05)
+or as a power of the size (coins), whichever predicts the largest exact count better.
+Memory, disk and time are linear in the positions, calibrated on builds of this
+machine (see ``docs/estimate.md``).
+
+>>> from gamedb.games import load_game
+>>> guess = estimate(load_game("jujitsu(num_cards=8)"))
+>>> guess.positions, guess.exact
+(2686, True)
+>>> big = estimate(load_game("goofspiel(num_cards=13)"))
+>>> big.exact, 10**10 < big.positions < 10**11, big.memory_bytes > 10**12
+(False, True, True)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gamedb.games import GameError, format_spec, load_game
+from gamedb.games.base import BuildCosts, Game, Keys
+from gamedb.solver.backward import distinct_successors, enumerate_layers
+
+#: Positions the exact count may enumerate (about a second) before extrapolating.
+COUNT_BUDGET = 150_000
+
+#: Successor entries (positions x joint moves) the exact count may expand.
+ENTRY_BUDGET = 30_000_000
+
+#: Seconds every build command spends starting (imports, loading compiled code).
+BASE_SECONDS = 2.5
+
+#: Peak resident memory of the builder beyond the interpreter, numpy and numba's code.
+BASE_MEMORY = 200 * 2**20
+
+
+#: Costs of a family that declares none (a guess: bigger than every measured family).
+DEFAULT_COSTS = BuildCosts(1_000, 1_600, 300, 10_000)
+#: A values-only file keeps no strategies: its rows are about this many bytes, and
+#: building them is faster (9-card point-difference Goofspiel: 23 s, not 54 s).
+VALUES_ONLY_DISK = 40
+VALUES_ONLY_SPEEDUP = 2.0
+
+
+def costs_of(game: Game[Any]) -> BuildCosts:
+    """The per-position costs ``game`` declares (``Capabilities.build_costs``)."""
+    return game.capabilities.build_costs or DEFAULT_COSTS
+
+
+class WontFit(GameError):
+    """A build that needs more memory than this machine has available."""
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """What a build of ``spec`` will need (order of magnitude, not a promise)."""
+
+    spec: str
+    positions: int
+    exact: bool
+    """True when the positions were counted, False when extrapolated."""
+    memory_bytes: int
+    disk_bytes: int
+    seconds: float
+
+
+def estimate(game: Game[Any], *, workers: int = 1, values_only: bool = False,
+             budget: int = COUNT_BUDGET) -> Estimate:
+    """Estimate the cost of building every reachable position of ``game``."""
+    positions, exact = count_positions(game, budget)
+    costs = costs_of(game)
+    speedup = (1 + 0.5 * (max(workers, 1) - 1)) * (VALUES_ONLY_SPEEDUP if values_only else 1)
+    rate = costs.rate * speedup
+    disk = VALUES_ONLY_DISK if values_only else costs.disk
+    per_position = costs.parallel_memory if workers > 1 else costs.memory
+    return Estimate(game.spec, positions, exact, round(BASE_MEMORY + per_position * positions),
+                    round(disk * positions), BASE_SECONDS + positions / rate)
+
+
+def count_positions(game: Game[Any], budget: int = COUNT_BUDGET) -> tuple[int, bool]:
+    """Return (positions, exact): counted within ``budget``, else extrapolated."""
+    exact = _count_within(game, budget)
+    if exact is not None:
+        return exact, True
+    size = _size_param(game)
+    if size is None:
+        raise GameError(f"{game.spec} has more than {budget:,} positions and no size "
+                        "parameter to extrapolate over")
+    counts = _smaller_counts(game, size, budget)
+    return _extrapolate(counts, getattr(game, size)), False
+
+
+def check_fits(estimate_: Estimate, available: int | None) -> None:
+    """Raise ``WontFit`` (one line with the estimate) when the memory will not do."""
+    if available is not None and estimate_.memory_bytes > available:
+        raise WontFit(f"{estimate_.spec} needs about {size(estimate_.memory_bytes)} of "
+                      f"memory and this machine has {size(available)} available "
+                      f"({describe(estimate_)}); add --force to try anyway")
+
+
+def available_memory(meminfo: Path = Path("/proc/meminfo")) -> int | None:
+    """Return ``MemAvailable`` in bytes (Linux), or None where it is unknown."""
+    try:
+        for line in meminfo.read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def describe(e: Estimate) -> str:
+    """One line: ``about 5.1e+10 positions, 19 TiB memory, 5.2 TiB disk, 12 days``."""
+    count = f"{e.positions:,}" if e.exact else f"about {e.positions:.1e}"
+    return (f"{count} positions, {size(e.memory_bytes)} memory, {size(e.disk_bytes)} disk, "
+            f"{duration(e.seconds)}")
+
+
+def size(n: float) -> str:
+    """Bytes in binary units: ``size(3 * 2**30) == '3.0 GiB'``."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    raise AssertionError("unreachable")
+
+
+def duration(seconds: float) -> str:
+    """``duration(90) == '1.5 min'``."""
+    for unit, length in (("days", 86_400), ("h", 3_600), ("min", 60)):
+        if seconds >= length:
+            return f"{seconds / length:.1f} {unit}"
+    return f"{seconds:.1f} s"
+
+
+class _OverBudget(Exception):
+    pass
+
+
+def _count_within(game: Game[Any], budget: int) -> int | None:
+    """Count the positions by enumerating them, or None past ``budget`` positions."""
+    seen = entries = 0
+
+    def counted(parts: list[Keys]) -> Iterator[Keys]:
+        nonlocal seen, entries
+        states = sum(map(len, parts))
+        seen, entries = seen + states, entries + states * game.expand(parts[0][:1]).succ.size
+        if seen > budget or entries > ENTRY_BUDGET:
+            raise _OverBudget
+        return map(lambda keys: distinct_successors(game, keys), parts)
+
+    try:
+        return sum(map(len, enumerate_layers(game, counted).values()))
+    except (_OverBudget, MemoryError):
+        return None
+
+
+def _size_param(game: Game[Any]) -> str | None:
+    params = game.params
+    return next((p.name for p in params if p.kind is int), None)
+
+
+def _smaller_counts(game: Game[Any], param: str, budget: int) -> list[tuple[int, int]]:
+    """Exact counts (size, positions) at sizes below the game's, up to the budget."""
+    low = next(p.low for p in game.params if p.name == param)
+    target = getattr(game, param)
+    sizes = sorted({low + round((target - 1 - low) * (i / 47) ** 2) for i in range(48)})
+    counts: list[tuple[int, int]] = []
+    for value in sizes:  # every small size, then sparser ones (Oshi-Zumo's 1000 coins)
+        count = _count_within(_resized(game, param, value), budget)
+        if count is None:
+            break
+        if count > 0:
+            counts.append((value, count))
+    if len(counts) < 3:
+        raise GameError(f"too few small sizes of {game.spec} to extrapolate from")
+    return counts[-3:]
+
+
+def _resized(game: Game[Any], param: str, value: int) -> Game[Any]:
+    params = {p.name: _spelled(getattr(game, p.name)) for p in game.params}
+    return load_game(format_spec(game.name, {**params, param: value}))
+
+
+def _spelled(value: Any) -> Any:
+    """A parameter as a spec writes it (``alesia=false``, not ``False``)."""
+    return str(value).lower() if isinstance(value, bool) else value
+
+
+def _extrapolate(counts: Iterable[tuple[int, int]], target: int) -> int:
+    """Extend the last two counts to ``target`` with the model (geometric or power)
+    that best predicts the last count from the two before it."""
+    (x0, c0), (x1, c1), (x2, c2) = counts
+
+    def geometric(xa: int, ca: int, xb: int, cb: int, x: int) -> float:
+        return float(cb * (cb / ca) ** ((x - xb) / (xb - xa)))
+
+    def power(xa: int, ca: int, xb: int, cb: int, x: int) -> float:
+        return float(cb * (x / xb) ** (math.log(cb / ca) / math.log(xb / xa)))
+
+    best = min((geometric, power), key=lambda f: abs(math.log(f(x0, c0, x1, c1, x2) / c2)))
+    return round(best(x1, c1, x2, c2, target))

@@ -1,0 +1,35 @@
+"""The build lock under the interleaving that let two builders in (tox-dev/filelock#574)."""
+
+from __future__ import annotations
+
+import fcntl
+from pathlib import Path
+
+import pytest
+
+import gamedb.store.lock as lock_module
+from gamedb.store.lock import BuildLock, BuildLocked
+
+
+def test_a_builder_that_opened_the_lock_file_before_it_was_released_cannot_share_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "x.sqlite"
+    first, second, third = BuildLock(db), BuildLock(db), BuildLock(db)
+    first.acquire()
+    real_flock = fcntl.flock
+
+    def first_releases_in_between(fd: int, operation: int) -> None:
+        if first._fd is not None and fd not in (first._fd,):
+            first.release()  # second has opened the file, first now lets go of it
+        real_flock(fd, operation)
+
+    monkeypatch.setattr(lock_module.fcntl, "flock", first_releases_in_between)
+    second.acquire()
+    monkeypatch.setattr(lock_module.fcntl, "flock", real_flock)
+    try:
+        with pytest.raises(BuildLocked):
+            third.acquire()  # would succeed on a fresh file if second held an unlinked one
+    finally:
+        second.release()
+    third.acquire()
+    third.release()

@@ -1,0 +1,99 @@
+"""``gamedb build --estimate`` and the refusal of builds that cannot fit in memory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gamedb.build import build
+from gamedb.cli import cli
+from gamedb.estimate import WontFit, available_memory, count_positions, estimate
+from gamedb.games import load_game
+from gamedb.solver.backward import enumerate_layers
+
+
+def _real(spec: str) -> int:
+    return sum(map(len, enumerate_layers(load_game(spec)).values()))
+
+
+@pytest.mark.parametrize("spec", [
+    "goofspiel(num_cards=6)", "goofspiel(num_cards=7)",
+    "goofspiel(num_cards=7,returns_type=point_difference)",
+    "goofspiel(num_cards=8,returns_type=point_difference)",
+    "jujitsu(num_cards=10)", "jujitsu(num_cards=12)", "oshi_zumo(coins=50)",
+    "oshi_zumo(coins=80,size=2)"])
+def test_extrapolated_positions_are_within_a_factor_of_two_of_the_real_count(spec: str) -> None:
+    real = _real(spec)
+    guess, exact = count_positions(load_game(spec), budget=real // 5)  # forced to extrapolate
+    assert not exact and 0.5 <= guess / real <= 2.0, (guess, real)
+
+
+def test_small_games_are_counted_exactly() -> None:
+    for spec in ("jujitsu(num_cards=8)", "nim", "tictoe", "goofspiel(num_cards=5)"):
+        assert count_positions(load_game(spec)) == (_real(spec), True)
+
+
+def test_thirteen_card_goofspiel_is_tens_of_billions_of_positions_and_estimated_fast() -> None:
+    import time
+    start = time.perf_counter()
+    guess = estimate(load_game("goofspiel(num_cards=13)"))
+    assert time.perf_counter() - start < 30
+    assert not guess.exact and 1e10 <= guess.positions <= 1e11
+    assert guess.memory_bytes > 2**40 and guess.disk_bytes > 2**40
+
+
+def test_estimate_prints_a_table_or_json_and_builds_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "g13.sqlite"
+    result = CliRunner().invoke(cli, ["build", "goofspiel(num_cards=13)", "--estimate",
+                                      "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    for row in ("positions", "peak memory", "disk", "time", "memory available"):
+        assert row in result.output
+    result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=8)", "--estimate", "--json"])
+    data = json.loads(result.output)
+    assert data["positions"] == 2686 and data["exact"] is True and data["memory_bytes"] > 0
+    assert not db.exists()
+
+
+def test_a_build_that_cannot_fit_is_refused_up_front_in_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gamedb.estimate as estimate_module
+    db = tmp_path / "j8.sqlite"
+    monkeypatch.setattr(estimate_module, "available_memory", lambda: 2**20)  # a 1 MiB machine
+    result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=8)", "--db", str(db),
+                                      "--quiet"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "needs about" in lines[0] and "1.0 MiB available" in lines[0]
+    assert "2,686 positions" in lines[0] and "--force" in lines[0]
+    assert not db.exists()
+    forced = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=8)", "--db", str(db),
+                                      "--quiet", "--force"])
+    assert forced.exit_code == 0 and "complete" in forced.output
+
+
+def test_the_library_refuses_too_big_a_resume_and_never_a_finished_file(tmp_path: Path) -> None:
+    db = tmp_path / "j6.sqlite"
+    with pytest.raises(WontFit):
+        build("jujitsu(num_cards=6)", db, max_memory=2**20)
+    assert not db.exists()
+    build("jujitsu(num_cards=6)", db)
+    assert build("jujitsu(num_cards=6)", db, max_memory=2**20).status == "complete"
+
+
+def test_available_memory_reads_meminfo(tmp_path: Path) -> None:
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       24000000 kB\nMemAvailable:   1000 kB\n")
+    assert available_memory(meminfo) == 1000 * 1024
+    assert available_memory(tmp_path / "missing") is None
+
+
+def test_eleven_card_point_difference_fits_with_two_workers_but_not_one() -> None:
+    """Built here in 783 s and 5.7 GB with two workers (BENCHMARKS.md): the default
+    must not refuse it, while one worker (760 B/position measured) cannot fit 22 GiB."""
+    game = load_game("goofspiel(num_cards=11,returns_type=point_difference)")
+    two, one = estimate(game, workers=2), estimate(game, workers=1)
+    assert two.memory_bytes < 16 * 2**30 < 22 * 2**30 < one.memory_bytes
