@@ -168,31 +168,21 @@ def _enumerate(game: Game[Any], workers: int) -> dict[int, Keys]:
     forked processes (started at the first such layer: small games never fork)."""
     if workers <= 1:
         return enumerate_layers(game)
-    global _ENUMERATED_GAME
-    _ENUMERATED_GAME = game  # inherited by the forked workers
-    pools: list[Workers] = []
+    successors = functools.partial(distinct_successors, game)
+    pools: list[Workers[Keys, Keys]] = []
 
     def map_batches(parts: list[Keys]) -> Iterator[Keys]:
         if len(parts) <= 1:
-            return map(_successors_in_worker, parts)
+            return map(successors, parts)
         if not pools:
-            pools.append(Workers(workers))
-        return pools[0].imap(_successors_in_worker, parts)
+            pools.append(Workers(workers, successors))
+        return pools[0].imap(parts)
 
     try:
         return enumerate_layers(game, map_batches)
     finally:
         for pool in pools:
             pool.stop()
-        _ENUMERATED_GAME = None
-
-
-_ENUMERATED_GAME: Game[Any] | None = None
-
-
-def _successors_in_worker(keys: Keys) -> Keys:
-    assert _ENUMERATED_GAME is not None
-    return distinct_successors(_ENUMERATED_GAME, keys)
 
 
 def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, workers: int,
@@ -251,22 +241,9 @@ def _solve_chunks(game: Game[Any], layer: int, todo: Keys, table: ValueTable, wo
     if workers <= 1 or len(chunks) <= 1:
         yield from (_solve_chunk(game, layer, chunk, table, values_only) for chunk in chunks)
         return
-    global _WORKER_STATE
-    _WORKER_STATE = (game, layer, table, values_only)  # inherited by the forked workers
-    try:
-        with Workers(workers) as pool:
-            yield from pool.imap(_solve_chunk_in_worker, chunks)
-    finally:
-        _WORKER_STATE = None
-
-
-_WORKER_STATE: tuple[Game[Any], int, ValueTable, bool] | None = None
-
-
-def _solve_chunk_in_worker(chunk: Keys) -> tuple[ChunkRows, int]:
-    assert _WORKER_STATE is not None
-    game, layer, table, values_only = _WORKER_STATE
-    return _solve_chunk(game, layer, chunk, table, values_only)
+    solve = functools.partial(_solve_chunk, game, layer, table=table, values_only=values_only)
+    with Workers(workers, solve) as pool:  # forked now: the workers inherit the table
+        yield from pool.imap(chunks)
 
 
 def _solve_chunk(game: Game[Any], layer: int, chunk: Keys, table: ValueTable,

@@ -12,8 +12,12 @@ instead:
 - are SIGKILLed and reaped by the builder when it stops early for any reason: they hold
   no file, no lock and nothing worth finishing.
 
->>> with Workers(2) as workers:
-...     list(workers.imap(abs, [-3, 2, -1]))
+The function is fixed when the workers fork, so it may be any callable (a closure, a
+``functools.partial`` over a game and a value table): each worker calls its inherited
+copy, and only the items and results cross the pipes.
+
+>>> with Workers(2, abs) as workers:
+...     list(workers.imap([-3, 2, -1]))
 [3, 2, 1]
 """
 
@@ -29,7 +33,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -43,10 +47,11 @@ class WorkerDied(RuntimeError):
     """A worker process was killed (by the out-of-memory killer, or by hand)."""
 
 
-class Workers:
-    """``count`` forked processes mapping a function over items, results in order."""
+class Workers(Generic[T, R]):
+    """``count`` forked processes mapping ``func`` over items, results in order."""
 
-    def __init__(self, count: int):
+    def __init__(self, count: int, func: Callable[[T], R]):
+        self._func = func
         self._conns: list[Connection] = []
         self._pids: list[int] = []
         self._free: queue.SimpleQueue[Connection | None] = queue.SimpleQueue()
@@ -65,24 +70,23 @@ class Workers:
             try:
                 for conn in (*self._conns, mine):  # only the builder may hold these
                     conn.close()
-                _serve(theirs, parent)
+                _serve(theirs, parent, self._func)
             finally:
                 os._exit(1)  # never run the builder's code in a worker
         theirs.close()
         self._conns.append(mine)
         self._pids.append(pid)
 
-    def __enter__(self) -> Workers:
+    def __enter__(self) -> Workers[T, R]:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def imap(self, func: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+    def imap(self, items: Iterable[T]) -> Iterator[R]:
         """Yield ``func(item)`` for every item, in order, computed by the workers.
 
-        ``func`` must be a module-level function; an exception it raises is re-raised
-        here. A thread sends the tasks (up to ``AHEAD`` per worker) while this one
+        An exception ``func`` raises is re-raised here. A thread sends the tasks (up to ``AHEAD`` per worker) while this one
         receives the results: big tasks and big results never wait for each other.
         """
         tasks = list(items)
@@ -91,7 +95,7 @@ class Workers:
             free.put(conn)
         failure: list[BaseException] = []
         self._free = free
-        threading.Thread(target=_feed, args=(func, tasks, free, failure), daemon=True).start()
+        threading.Thread(target=_feed, args=(tasks, free, failure), daemon=True).start()
         done: dict[int, Any] = {}
         following = 0
         while following < len(tasks):
@@ -130,7 +134,7 @@ def _receive(conn: Connection) -> tuple[int, bool, Any]:
                          "finished chunk is saved: run the same command to resume") from None
 
 
-def _feed(func: Callable[[Any], Any], tasks: list[Any],
+def _feed(tasks: list[Any],
           free: queue.SimpleQueue[Connection | None], failure: list[BaseException]) -> None:
     """Send each task to a worker with a free slot; stop at a None slot (``stop``)."""
     for index, item in enumerate(tasks):
@@ -138,7 +142,7 @@ def _feed(func: Callable[[Any], Any], tasks: list[Any],
         if conn is None:
             return
         try:
-            conn.send((func, index, item))
+            conn.send((index, item))
         except OSError:  # stopped while sending: the workers are gone
             return
         except BaseException as exc:  # e.g. a task that cannot be pickled
@@ -146,14 +150,15 @@ def _feed(func: Callable[[Any], Any], tasks: list[Any],
             return
 
 
-def _serve(conn: Connection, parent: int) -> None:  # pragma: no cover (runs in the child)
+def _serve(conn: Connection, parent: int,
+           func: Callable[[Any], Any]) -> None:  # pragma: no cover (runs in the child)
     """A worker's life: run tasks until the builder closes the pipe or dies, then exit."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with(parent)
     code = 0
     try:
         while True:
-            func, index, item = conn.recv()
+            index, item = conn.recv()
             try:
                 reply = (index, True, func(item))
             except Exception as exc:  # the builder re-raises it
