@@ -125,13 +125,14 @@ class GoofspielIndex:
     def keys(self, layer: int, start: int, stop: int) -> Ints:
         """Return the keys of indices start..stop-1."""
         tables = self.layer(layer)
-        return _unrank(np.arange(start, stop, dtype=np.int64), tables.codes, tables.hidden,
-                       self.n, layer, self._lay)
+        keys: Ints = _unrank(np.arange(start, stop, dtype=np.int64), tables.codes,
+                             tables.hidden, self.n, layer, self._lay)
+        return keys
 
     def rank(self, layer: int, keys: Ints) -> Ints:
         """Return the index of each key of ``layer``; GameError for a key not stored."""
         keys = np.asarray(keys, dtype=np.int64)
-        index = _rank(keys, self._codes[layer], self.colex, self.n, layer, self._lay)
+        index: Ints = _rank(keys, self._codes[layer], self.colex, self.n, layer, self._lay)
         if (index < 0).any():
             bad = int(keys[np.flatnonzero(index < 0)[0]])
             raise GameError(f"key {bad} is not a canonical position of layer {layer}")
@@ -155,15 +156,16 @@ class GoofspielIndex:
         """Return the chance values C_k of the chunk's hand classes."""
         tables = self.layer(layer)
         first, last = _blocks(tables, start, stop)
-        return _chance_values(np.ascontiguousarray(values, np.float64), first, last, layer,
-                              self.n, tables.sets, self.colex)
+        chance: Floats = _chance_values(np.ascontiguousarray(values, np.float64), first, last,
+                                        layer, self.n, tables.sets, self.colex)
+        return chance
 
 
 def _blocks(tables: Layer, start: int, stop: int) -> tuple[int, int]:
     """Return the hand classes [first, last) of a chunk made of whole h-blocks."""
-    if start % tables.block or (stop % tables.block and stop != tables.size):
+    if start % tables.block or stop % tables.block or not 0 <= start < stop <= tables.size:
         raise ValueError(f"chunk {start}..{stop} does not hold whole hand classes")
-    return start // tables.block, -(-stop // tables.block)
+    return start // tables.block, stop // tables.block
 
 
 def _build_layer(n: int, k: int, codes: dict[int, Ints], lay: Ints) -> Layer:
@@ -183,7 +185,8 @@ def masks_of(n: int, size: int) -> Ints:
     counts = np.zeros(1 << n, np.int64)
     for bit in range(n):
         counts += (every >> bit) & 1
-    return every[counts == size]
+    masks: Ints = every[counts == size]
+    return masks
 
 
 def colex_table(n: int) -> Ints:
@@ -201,7 +204,8 @@ def colex_table(n: int) -> Ints:
 def canonical_codes(n: int, k: int, lay: Ints) -> Ints:
     """Return the sorted canonical hand codes of layer k, from every pair of real hands
     (at most C(13, 6)^2 = 2.9 M pairs)."""
-    return np.unique(_pair_codes(masks_of(n, k), lay))
+    codes: Ints = np.unique(_pair_codes(masks_of(n, k), lay))
+    return codes
 
 
 @njit(cache=True)
