@@ -36,7 +36,9 @@ import numpy as np
 import numpy.typing as npt
 
 from gamedb.games.base import LAYER_SHIFT, GameError
-from gamedb.games.goofspiel import _OFF_PRIZES, _OFF_TABLE, _decode_hands, _hands_code
+from gamedb.games.goofspiel import (
+    _OFF_PRIZES, _OFF_TABLE, _decode_hands, _fill_cards, _hands_code,
+)
 from gamedb.games.indexed import Floats, Ints
 from gamedb.jit import njit
 
@@ -137,6 +139,13 @@ class GoofspielIndex:
             bad = int(keys[np.flatnonzero(index < 0)[0]])
             raise GameError(f"key {bad} is not a canonical position of layer {layer}")
         return index
+
+    def actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
+        """Return each position's cards as labels: ranks in the union of both hands."""
+        tables = self.layer(layer)
+        first, last = _blocks(tables, start, stop)
+        row, col = _rank_labels(tables.codes[first:last], layer, self._lay)
+        return np.repeat(row, tables.block, axis=0), np.repeat(col, tables.block, axis=0)
 
     def stage_games(self, layer: int, start: int, stop: int,
                     below: Floats | None) -> tuple[Floats, Ints, Ints]:
@@ -246,6 +255,17 @@ def _transitions(codes, lower, k, lay):  # type: ignore[no-untyped-def]
                     r = np.searchsorted(lower, c)
                     succ[h, a, b] = -1 - r if twin < code else r
     return succ, sign
+
+
+@njit(cache=True)
+def _rank_labels(codes, k, lay):  # type: ignore[no-untyped-def]
+    """Return the cards (1-based ranks) of both hands of each hand code, increasing."""
+    row, col = np.empty((len(codes), k), np.int64), np.empty((len(codes), k), np.int64)
+    for h in range(len(codes)):
+        h1, h2 = _decode_hands((k << LAYER_SHIFT) | codes[h], lay)
+        _fill_cards(h1, row[h])
+        _fill_cards(h2, col[h])
+    return row, col
 
 
 @njit(cache=True)

@@ -49,6 +49,12 @@ class IndexedFace(Protocol):
         """Return the index of each canonical key of ``layer`` (inverse of ``keys``)."""
         ...
 
+    def actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
+        """Return the stored action labels (B, R) and (B, C) of indices start..stop-1,
+        in the order of the stage games' rows and columns (-1 in the padding), as
+        ``Expansion.row_actions`` and ``col_actions`` label the generic builder's."""
+        ...
+
     def stage_games(self, layer: int, start: int, stop: int,
                     below: Floats | None) -> tuple[Floats, Ints, Ints]:
         """Return the padded stage games (payoffs, n_rows, n_cols) of indices

@@ -10,7 +10,7 @@ import pytest
 
 from gamedb.games import load_game
 from gamedb.games.indexed import IndexedFace
-from gamedb.solver.backward import ValueTable, enumerate_layers, solve_states
+from gamedb.solver.backward import SolvedStates, ValueTable, enumerate_layers, solve_states
 from gamedb.solver.indexed import indexed_values, solve_indexed
 
 
@@ -24,15 +24,19 @@ def _face(n: int) -> IndexedFace:
     return face
 
 
-def _generic_values(n: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
-    """Keys and values of every layer, solved the generic builder's way."""
+def _generic(n: int) -> dict[int, SolvedStates]:
+    """Every layer, solved the generic builder's way."""
     game = load_game(_spec(n))
     table, out = ValueTable(), {}
     for layer, keys in sorted(enumerate_layers(game).items()):
-        values = solve_states(game, keys, table).values
-        table.add(layer, keys, values)
-        out[layer] = keys, values
+        out[layer] = solve_states(game, keys, table)
+        table.add(layer, keys, out[layer].values)
     return out
+
+
+def _generic_values(n: int) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Keys and values of every layer, solved the generic builder's way."""
+    return {layer: (s.expansion.keys, s.values) for layer, s in _generic(n).items()}
 
 
 @pytest.mark.parametrize("n", range(1, 9))
@@ -70,3 +74,20 @@ def test_chunks_come_in_index_order_and_their_size_changes_nothing() -> None:
     one = np.concatenate([c.solution.values for c in chunks])
     whole = np.concatenate(list(indexed_values(face, chunk_size=10**9).values()))
     assert np.array_equal(one, whole)
+
+
+@pytest.mark.parametrize("n", [5, 7])
+def test_strategies_and_their_labels_equal_the_generic_builders(n: int) -> None:
+    face = _face(n)
+    chunks = list(solve_indexed(face, chunk_size=500))
+    for layer, generic in _generic(n).items():
+        mine = [c for c in chunks if c.layer == layer]
+        at = face.rank(layer, generic.expansion.keys)
+        rows, cols = (np.concatenate(parts) for parts in zip(
+            *(face.actions(layer, c.start, c.stop) for c in mine)))
+        assert np.array_equal(rows[at], generic.expansion.row_actions), layer
+        assert np.array_equal(cols[at], generic.expansion.col_actions), layer
+        row_strategies = np.concatenate([c.solution.row_strategies for c in mine])
+        col_strategies = np.concatenate([c.solution.col_strategies for c in mine])
+        assert np.array_equal(row_strategies[at], generic.row_strategies), layer
+        assert np.array_equal(col_strategies[at], generic.col_strategies), layer
