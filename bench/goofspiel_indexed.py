@@ -9,7 +9,8 @@ reports its wall time and the peak RSS of its whole process tree (sampled from /
 every 20 ms; the solve is one process). ``--build N`` also times today's whole command
 ``gamedb build SPEC --db TMP --quiet`` (all CPUs, strategies written) the same way, and
 with ``--check`` compares every stored value of that file with the indexed solve (max
-|difference|, outside the timing). The numba cache is warmed first (a 4-card solve).
+|difference|, outside the timing). ``--first`` prints player 1's equilibrium bid
+probabilities (cards 1..N) for each first prize. The numba cache is warmed first.
 """
 
 from __future__ import annotations
@@ -41,9 +42,11 @@ def solve(n: int) -> dict[str, object]:
     from gamedb.games import load_game
     from gamedb.solver.indexed import solve_indexed
     start = time.perf_counter()
-    face = load_game(spec(n)).indexed_face()
+    game = load_game(spec(n))
+    face = game.indexed_face()
     assert face is not None
     layers: dict[int, list[float]] = {}
+    first: dict[int, list[float]] = {}
     last = time.perf_counter()
     gap = fallbacks = 0.0
     root = float("nan")
@@ -56,8 +59,17 @@ def solve(n: int) -> dict[str, object]:
         gap = max(gap, float(np.max(chunk.solution.gaps)))
         fallbacks += chunk.solution.fallbacks
         root = float(chunk.summary[0])
+        if chunk.layer == n:
+            first = first_prizes(game, face, chunk)
     return {"n": n, "seconds": time.perf_counter() - start, "layers": layers,
-            "max_gap": gap, "fallbacks": fallbacks, "root_value": root}
+            "max_gap": gap, "fallbacks": fallbacks, "root_value": root, "first": first}
+
+
+def first_prizes(game, face, chunk) -> dict[int, list[float]]:  # type: ignore[no-untyped-def]
+    """Player 1's equilibrium bids (probability of each card) for each first prize."""
+    keys = face.keys(chunk.layer, chunk.start, chunk.stop)
+    return {game.decode(int(key)).prize: [round(float(x), 6) for x in row]
+            for key, row in zip(keys, chunk.solution.row_strategies)}
 
 
 def tree_rss(root: int) -> int:
@@ -123,7 +135,7 @@ def check(n: int, db: str) -> float:
     return worst
 
 
-def report_solve(n: int) -> None:
+def report_solve(n: int, show_first: bool = False) -> None:
     """Time the indexed solve of n cards in a child process and print it."""
     seconds, peak, out = measured([sys.executable, __file__, "--child", str(n)])
     facts = json.loads(out)
@@ -134,6 +146,9 @@ def report_solve(n: int) -> None:
           f"solve={facts['seconds']:.1f}s max_gap={facts['max_gap']:.1e} "
           f"fallbacks={facts['fallbacks']:.0f} root={facts['root_value']:+.6f}", flush=True)
     print(f"         {per_layer}", flush=True)
+    if show_first:
+        for prize, row in sorted(facts["first"].items(), key=lambda kv: int(kv[0])):
+            print(f"         first prize {int(prize):2d}: " + " ".join(f"{x:.3f}" for x in row))
 
 
 def report_build(n: int, compare: bool) -> None:
@@ -153,6 +168,8 @@ def main() -> None:
     ap.add_argument("cards", type=int, nargs="*")
     ap.add_argument("--build", type=int, nargs="*", default=[])
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--first", action="store_true",
+                    help="print player 1's equilibrium bids for each first prize")
     ap.add_argument("--child", type=int)
     args = ap.parse_args()
     if args.child:
@@ -163,7 +180,7 @@ def main() -> None:
     for n in args.build:
         report_build(n, args.check)
     for n in args.cards:
-        report_solve(n)
+        report_solve(n, args.first)
 
 
 if __name__ == "__main__":
