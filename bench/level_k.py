@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from gamedb.build import build
+from gamedb.games import load_game
 from gamedb.play.agents import Highest, LevelK, Lowest, Uniform
 from gamedb.play.equilibrium import Equilibrium
 from gamedb.play.evaluate import evaluate, exploitability
@@ -40,7 +41,7 @@ def jujitsu_table(sizes: range = range(4, 9)) -> str:
 
 
 def level_k_markdown(n: int = 13) -> str:
-    table = level_k_table(n)
+    table = level_k_table(load_game(f"goofspiel(num_cards={n},returns_type=point_difference)"))
     levels = sorted({i for i, _ in table})
     head = "| row vs column | " + " | ".join(f"L{j}" for j in levels) + " | total diff |"
     lines = [head, "|---" * (len(levels) + 2) + "|"]

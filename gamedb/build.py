@@ -30,6 +30,7 @@ from gamedb.solver.backward import (
 )
 from gamedb.solver.matrix_game import TOLERANCE
 from gamedb.store.codec import encode
+from gamedb.store.engine import BuildProgress
 from gamedb.store.writer import ChunkRows, Writer
 
 #: States per transaction: large enough for fast bulk writes, small enough to lose little.
@@ -168,7 +169,7 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, w
     table, solved, fallbacks = ValueTable(), 0, 0
     start = time.perf_counter()
     pending: list[ChunkRows] = []  # small layers share a transaction
-    progress: dict[str, Any] = {}
+    progress: BuildProgress | None = None
     for layer in sorted(layers):
         keys = layers[layer]
         if done.get(layer, 0) == len(keys):
@@ -183,10 +184,9 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, w
             new_values.append(rows.values)
             solved, fallbacks = solved + len(rows.keys), fallbacks + fell_back
             rate = solved / max(time.perf_counter() - start, 1e-9)
-            progress = {"layer": layer, "layer_done": sum(map(len, new_keys)),
-                        "layer_states": len(keys), "done": finished + solved, "total": total,
-                        "rate": round(rate, 1), "updated": time.time(),
-                        "eta_seconds": round((total - finished - solved) / rate, 1)}
+            progress = BuildProgress(
+                layer, sum(map(len, new_keys)), len(keys), round(rate, 1),
+                round((total - finished - solved) / rate, 1), finished + solved, total, time.time())
             pending.append(rows)
             if sum(len(p.keys) for p in pending) >= chunk_size:
                 writer.write_chunks(pending, progress)

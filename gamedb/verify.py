@@ -384,7 +384,7 @@ class _Check:
     def _check_values(self, batch: StageGames) -> tuple[Floats, Bools, npt.NDArray[Any]]:
         """Values-only file: re-solve each stage game and compare with the stored value."""
         exp, M = batch.exp, batch.payoffs
-        lost = np.isnan(M).any(axis=(1, 2))
+        lost: Bools = np.asarray(np.isnan(M).any(axis=(1, 2)))
         solution = solve_games(np.where(lost[:, None, None], 0.0, M), exp.n_rows, exp.n_cols)
         _, ranges = batch_gaps(np.nan_to_num(M), exp.n_rows, exp.n_cols,
                                solution.row_strategies, solution.col_strategies)

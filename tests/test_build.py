@@ -10,7 +10,7 @@ import pytest
 
 from gamedb.build import build
 from gamedb.games import load_game
-from gamedb.store import open_db
+from gamedb.store import BuildProgress, open_db
 from gamedb.verify import stage_games, verify
 
 
@@ -198,9 +198,11 @@ def test_info_of_a_partial_build_shows_live_progress(tmp_path: Path) -> None:
         build("jujitsu(num_cards=7)", path, chunk_size=100, on_progress=stop)
     with open_db(path) as db:
         info = db.info()
-    progress = info.meta["progress"]
-    assert info.status == "building" and progress["done"] == info.done > 300
-    assert progress["total"] == info.states and progress["rate"] > 0 and progress["eta_seconds"] >= 0
+    progress = info.progress
+    assert progress is not None and progress == BuildProgress.from_meta(info.meta["progress"])
+    assert info.status == "building" and progress.done == info.done > 300
+    assert progress.total == info.states and progress.rate > 0 and progress.eta_seconds >= 0
+    assert 0 < progress.layer_done <= progress.layer_states
 
 
 def test_a_full_disk_stops_the_build_cleanly_and_it_resumes_later(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,103 @@ def test_only_the_store_imports_sqlalchemy_and_only_the_cli_imports_click(path: 
         assert not tops & {"sqlalchemy", "alembic"}, path
     if "cli" not in path.parts:
         assert not tops & {"click", "tqdm"}, path
+
+
+# -- one home per game (issue 11): outside gamedb/games/ no code names a family --------
+
+GAMES_DIR = PACKAGE / "games"
+#: Modules allowed to name a family, and why.
+NAMES_A_FAMILY = {
+    PACKAGE / "probe.py": "the stand-alone, standard-library-only reader (copied beside a "
+                          "shipped file) computes Jujitsu keys itself: it cannot import "
+                          "gamedb.games",
+}
+
+
+def _family_pattern() -> re.Pattern[str]:
+    from gamedb.games import GAMES
+
+    # "oshi_zumo", "Oshi-Zumo", "tictoe", "Tic-Toe": any separator between letters.
+    spelled = ["[_ -]?".join(name.replace("_", "")) for name in GAMES]
+    return re.compile(rf"(?<![a-z0-9])(?:{'|'.join(spelled)})(?![a-z0-9])", re.IGNORECASE)
+
+
+def _prose(tree: ast.Module) -> set[int]:
+    """ids of the string constants that are prose, not code: docstrings (any string
+    standing alone as a statement, attribute docstrings too), click ``help=`` and
+    ``epilog=`` texts, and module constants used as one."""
+    prose: set[int] = set()
+    texts: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            prose.add(id(node.value))
+        if isinstance(node, ast.keyword) and node.arg in ("help", "epilog"):
+            prose |= {id(n) for n in ast.walk(node.value) if isinstance(n, ast.Constant)}
+            texts |= {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id in texts for t in node.targets):
+            prose |= {id(n) for n in ast.walk(node.value) if isinstance(n, ast.Constant)}
+    return prose
+
+
+def _code_words(path: Path) -> list[tuple[int, str]]:
+    """Every identifier and non-prose string of a module, with its line."""
+    tree = ast.parse(path.read_text())
+    prose, words = _prose(tree), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
+            words.append((node.lineno, node.value))
+        elif isinstance(node, ast.Name):
+            words.append((node.lineno, node.id))
+        elif isinstance(node, ast.Attribute):
+            words.append((node.lineno, node.attr))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            words.append((node.lineno, node.name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            words += [(node.lineno, a.name) for a in node.names]
+            words += [(node.lineno, node.module)] if getattr(node, "module", None) else []
+    return words
+
+
+OUTSIDE_GAMES = [p for p in sorted(PACKAGE.rglob("*.py")) if GAMES_DIR not in p.parents]
+
+
+@pytest.mark.parametrize("path", [p for p in OUTSIDE_GAMES if p not in NAMES_A_FAMILY], ids=str)
+def test_no_code_outside_the_games_names_a_family(path: Path) -> None:
+    family = _family_pattern()
+    found = [f"line {line}: {word!r}" for line, word in _code_words(path) if family.search(word)]
+    assert not found, f"{path.name} names a game family in code (read game.capabilities): {found}"
+
+
+@pytest.mark.parametrize("path", OUTSIDE_GAMES, ids=str)
+def test_no_code_outside_the_games_reads_a_games_private_attributes(path: Path) -> None:
+    tree = ast.parse(path.read_text())
+    found = [f"line {node.lineno}: .{node.attr}" for node in ast.walk(tree)
+             if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+             and not node.attr.startswith("__") and _names_a_game(node.value)]
+    assert not found, f"{path.name} reads a game's private attributes: {found}"
+
+
+def test_the_private_attribute_check_sees_a_games_private_attribute(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("x = db.game._layout.fields, game._N, game.__class__, other._x\n")
+    with pytest.raises(AssertionError) as caught:
+        test_no_code_outside_the_games_reads_a_games_private_attributes(path)
+    assert "._layout" in str(caught.value) and "._N" in str(caught.value)
+    assert "._x" not in str(caught.value) and "__class__" not in str(caught.value)
+
+
+def _names_a_game(node: ast.expr) -> bool:
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+    return name == "game" or name.endswith("_game")
+
+
+def test_the_family_check_sees_code_and_skips_prose(tmp_path: Path) -> None:
+    tree = ast.parse('"""Goofspiel."""\nimport click\n'
+                     '@click.option("--x", help="Oshi-Zumo only")\ndef f():\n'
+                     '    """Nim."""\n    return g("tic-toe") or is_jujitsu\n')
+    path = tmp_path / "m.py"
+    path.write_text(ast.unparse(tree))
+    family = _family_pattern()
+    assert sorted(w for _, w in _code_words(path) if family.search(w)) == ["is_jujitsu", "tic-toe"]

@@ -12,19 +12,20 @@ the time (tests/test_cli_startup.py checks which modules help leaves loaded).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import click
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def user_errors(func: F) -> F:
+def user_errors(func: Callable[P, R]) -> Callable[P, R]:
     """Turn library errors into click's one-line error with exit status 1."""
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
         except Exception as exc:
@@ -32,7 +33,7 @@ def user_errors(func: F) -> F:
             if message is None:
                 raise
             raise click.ClickException(message) from None
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def _user_error_message(exc: Exception, db_path: Any) -> str | None:
@@ -115,7 +116,7 @@ def vars_of(obj: Any) -> dict[str, Any]:
     return {name: getattr(obj, name) for name in obj.__slots__}
 
 
-def table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
               for i, h in enumerate(headers)]
     lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths))]

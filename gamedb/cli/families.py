@@ -62,7 +62,7 @@ def _param_range(param: dict[str, Any]) -> str:
         return f"{low}..{high}"
     if low is not None or high is not None:
         return f">= {low}" if low is not None else f"<= {high}"
-    return {"int": "integer", "str": "text"}.get(param["type"], param["type"])
+    return str({"int": "integer", "str": "text"}.get(param["type"], param["type"]))
 
 
 @cli.command()

@@ -45,7 +45,9 @@ _QUIET = click.option("--quiet", is_flag=True, help="No progress bar on stderr."
 @click.argument("agent1")
 @click.argument("agent2")
 @_DB_OPTION
-@click.option("--exact", is_flag=True, help="Exact expected outcome (the default).")
+@click.option("--exact", is_flag=True,
+              help="Changes nothing: the outcome is exact unless --games is given (kept for "
+                   "scripts; refused with --games).")
 @click.option("--games", type=click.IntRange(1), help="Simulate this many games instead.")
 @click.option("--seed", type=int, help="Seed of the simulation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
@@ -190,8 +192,8 @@ def plot_heatmap_command(db_path: Path, x_axis: str, y_axis: str, fixed: tuple[s
 
     path = check_output(output)
     with open_db(db_path) as db:
-        high = int(getattr(db.game, "coins", getattr(db.game, "num_cards", 10)))
-        grid = slice_grid(db, Axis.parse(x_axis, high), Axis.parse(y_axis, high),
+        ranges = db.game.capabilities.axes
+        grid = slice_grid(db, Axis.parse(x_axis, ranges), Axis.parse(y_axis, ranges),
                           " ".join(fixed), what)
     click.echo(f"wrote {plot_heatmap(grid, path)}")
 

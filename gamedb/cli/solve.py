@@ -94,7 +94,7 @@ def _format_report(report: BuildReport) -> str:
     rate = report.solved / report.seconds if report.seconds else 0.0
     return (f"{report.path}: {report.status}, {report.states:,} states, solved "
             f"{report.solved:,} in {report.seconds:.2f} s ({rate:,.0f}/s), "
-            f"root value {signed(report.root_value)}")
+            f"root value {'-' if report.root_value is None else signed(report.root_value)}")
 
 
 @cli.command(name="verify")

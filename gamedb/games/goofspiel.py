@@ -295,9 +295,8 @@ def _layout(n: int, carry: bool, win_loss: bool, order: int) -> tuple[KeyLayout,
     layout = _declare(n, carry, win_loss, (Ternary(("hand1", "hand2"), 0, hand_bits, n),),
                       (Field("prize", off_table, (total if carry else n).bit_length()),
                        Constant("pot")))
-    prize = layout.field("prize")
-    assert isinstance(prize, Field)
-    constants = np.array([n, carry, win_loss, order, layout.field("prizes").offset,  # type: ignore[union-attr]
+    prize = layout.bit_field("prize")
+    constants = np.array([n, carry, win_loss, order, layout.bit_field("prizes").offset,
                           prize.offset, prize.offset + prize.width, total // 2], np.int64)
     return layout, constants
 

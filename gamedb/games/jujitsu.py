@@ -30,7 +30,8 @@ import numpy as np
 
 from gamedb.bits import Mask, cards, full, mask_of, popcount, without
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Game, GameError, Keys, Param,
+    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Floats, Game, GameError, Keys,
+    Param,
 )
 from gamedb.games.layout import Field, KeyLayout
 from gamedb.games.text import format_cards, parse_cards, parse_fields, parse_int, require_fields
@@ -204,7 +205,7 @@ def _check_reachable(n: int, k1: int, k2: int, pot: int, diff: int, ties: str) -
 
 
 @numba.njit(cache=True)
-def _encode(h1, h2, pot, diff, n):  # type: ignore[no-untyped-def]
+def _encode(h1: int, h2: int, pot: int, diff: int, n: int) -> int:
     left, h = 0, h1
     while h:
         h &= h - 1
@@ -214,7 +215,7 @@ def _encode(h1, h2, pot, diff, n):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _pext(mask, universe):  # type: ignore[no-untyped-def]
+def _pext(mask: int, universe: int) -> int:
     out, bit = 0, 1
     while universe:
         low = universe & -universe
@@ -226,7 +227,7 @@ def _pext(mask, universe):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _canonical(h1, h2, pot, diff, n):  # type: ignore[no-untyped-def]
+def _canonical(h1: int, h2: int, pot: int, diff: int, n: int) -> tuple[int, bool]:
     union = h1 | h2
     c1, c2 = _pext(h1, union), _pext(h2, union)
     left = 0
@@ -243,7 +244,7 @@ def _canonical(h1, h2, pot, diff, n):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _expand(keys, k, n, carry):  # type: ignore[no-untyped-def]
+def _expand(keys: Keys, k: int, n: int, carry: int) -> tuple[Keys, Keys, Keys, Floats]:
     B = keys.shape[0]
     hand = (1 << n) - 1
     row = np.empty((B, k), np.int64)
@@ -282,7 +283,7 @@ def _expand(keys, k, n, carry):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _fill_cards(mask, out):  # type: ignore[no-untyped-def]
+def _fill_cards(mask: int, out: Keys) -> None:
     j = 0
     while mask:
         low = mask & -mask

@@ -184,21 +184,42 @@ class KeyLayout:
     """The position text as ``(label, column)`` parts: ``label=value`` joined by spaces."""
     derived: tuple[tuple[str, str], ...] = ()
     """Extra SQL columns computed from the fields' columns (e.g. a board picture)."""
+    _decoders: dict[Any, Callable[[int], Any]] = dataclasses.field(
+        default_factory=dict, init=False, repr=False, compare=False)
+    """Generated decoders, one per ``make`` (``decoder``)."""
 
     def __post_init__(self) -> None:
         top = max((f.offset + f.width for f in self.fields if not isinstance(f, Constant)),
                   default=0)
         if top > LAYER_SHIFT:
             raise ValueError(f"{self.name} needs {top} bits below the layer; {LAYER_SHIFT} fit")
-        object.__setattr__(self, "_decoders", {})
 
     def field(self, name: str) -> KeyField:
         """Return the field called ``name``."""
         return next(f for f in self.fields if getattr(f, "name", None) == name)
 
+    def bit_field(self, name: str) -> Field:
+        """Return the plain bit field called ``name`` (for kernels' constants).
+
+        Raises:
+            TypeError: ``name`` is a field of another kind.
+
+        >>> layout = KeyLayout("demo-v1", (Field("a", 0, 4), Constant("b")))
+        >>> layout.bit_field("a").width
+        4
+        >>> layout.bit_field("b")
+        Traceback (most recent call last):
+        TypeError: demo-v1: b is a Constant, not a Field
+        """
+        found = self.field(name)
+        if not isinstance(found, Field):
+            raise TypeError(f"{self.name}: {name} is a {type(found).__name__}, not a Field")
+        return found
+
     def decode(self, key: int) -> dict[str, int]:
         """Return every field of ``key`` by name."""
-        return self.decoder(dict)(key)  # type: ignore[no-any-return]
+        fields: dict[str, int] = self.decoder(dict)(key)
+        return fields
 
     def decoder(self, make: Callable[..., Any]) -> Callable[[int], Any]:
         """Return a function ``key -> make(field=value, ...)``, generated once per ``make``.
@@ -206,7 +227,7 @@ class KeyLayout:
         The plain fields become one expression each (as fast as a hand-written decoder);
         the other kinds are read through their ``read``.
         """
-        cache: dict[Any, Callable[[int], Any]] = self._decoders  # type: ignore[attr-defined]
+        cache = self._decoders
         if make not in cache:
             cache[make] = _generate_decoder(self.fields, make)
         return cache[make]
@@ -266,7 +287,8 @@ def _generate_decoder(fields: tuple[KeyField, ...], make: Callable[..., Any]) ->
     namespace: dict[str, Any] = {"make": make, "other": other}
     exec("def decode(key):\n" + "".join(line + "\n" for line in lines)
          + f"    return make({', '.join(args)})\n", namespace)
-    return namespace["decode"]  # type: ignore[no-any-return]
+    decode: Callable[[int], Any] = namespace["decode"]
+    return decode
 
 
 def _parameters(make: Callable[..., Any]) -> list[str] | None:

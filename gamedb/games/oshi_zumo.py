@@ -33,7 +33,8 @@ from gamedb.jit import numba
 import numpy as np
 
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Game, GameError, Keys, Param,
+    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Floats, Game, GameError, Keys,
+    Param,
 )
 from gamedb.games.layout import Field, KeyLayout
 from gamedb.games.text import parse_fields, parse_int, require_fields
@@ -45,11 +46,11 @@ _LAYOUT = KeyLayout(
      Field("ended", 28, 1)),
     columns=("coins1", "coins2", "pos"),
     text=(("coins1", "coins1"), ("coins2", "coins2"), ("pos", "pos")))
-_COIN_BITS = _LAYOUT.field("coins1").width
-_POS_BITS = _LAYOUT.field("pos").width
-_POS_OFFSET = _LAYOUT.field("pos").bias  # type: ignore[union-attr]
-_POS_SHIFT = _LAYOUT.field("pos").offset  # type: ignore[union-attr]
-_COINS2_SHIFT = _LAYOUT.field("coins2").offset  # type: ignore[union-attr]
+_COIN_BITS = _LAYOUT.bit_field("coins1").width
+_POS_BITS = _LAYOUT.bit_field("pos").width
+_POS_OFFSET = _LAYOUT.bit_field("pos").bias
+_POS_SHIFT = _LAYOUT.bit_field("pos").offset
+_COINS2_SHIFT = _LAYOUT.bit_field("coins2").offset
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,19 +213,20 @@ def _state(coins1: int, coins2: int, pos: int, ended: int) -> OshiZumoState:
 
 
 @numba.njit(cache=True)
-def _encode(c1, c2, pos):  # type: ignore[no-untyped-def]
+def _encode(c1: int, c2: int, pos: int) -> int:
     return (c1 | (pos + _POS_OFFSET) << _POS_SHIFT | c2 << _COINS2_SHIFT
             | (c1 + c2) << LAYER_SHIFT)
 
 
 @numba.njit(cache=True)
-def _canonical(c1, c2, pos):  # type: ignore[no-untyped-def]
+def _canonical(c1: int, c2: int, pos: int) -> tuple[int, bool]:
     a, b = _encode(c1, c2, pos), _encode(c2, c1, -pos)
     return (b, True) if b < a else (a, False)
 
 
 @numba.njit(cache=True)
-def _expand(keys, rows, cols, size, min_bid, alesia):  # type: ignore[no-untyped-def]
+def _expand(keys: Keys, rows: int, cols: int, size: int, min_bid: int, alesia: bool,
+            ) -> tuple[Keys, Keys, Keys, Keys, Keys, Floats]:
     B = keys.shape[0]
     n_rows = np.empty(B, np.int64)
     n_cols = np.empty(B, np.int64)

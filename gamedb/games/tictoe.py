@@ -146,8 +146,8 @@ Example: O to move after X took the top left cell
                 if best is None or self.key(image) < best[0]:
                     best = (self.key(image), swapped, perm)
         assert best is not None
-        key, swapped, perm = best
-        maps = tuple({a: (perm[a] if s.mover == p else _PASS) for a in acts}
+        key, swapped, best_perm = best
+        maps = tuple({a: (best_perm[a] if s.mover == p else _PASS) for a in acts}
                      for p, acts in ((1, acts1), (2, acts2)))
         return Canonical(key, swapped, (maps[0], maps[1]))
 

@@ -25,7 +25,9 @@ Policy = dict[int, float]
 class Agent(Protocol):
     """What every agent provides."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The agent's name in tables (as ``make_agent`` reads it)."""
 
     def policy(self, game: Game[Any], state: Any, player: int) -> Policy: ...
 

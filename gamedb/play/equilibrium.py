@@ -69,8 +69,8 @@ class Equilibrium:
         elif draws is not None:
             result = sum(p * self.value(child) for p, child in draws)
         else:
-            result = self._stored_value(state)
-            result = self._solve_stage(state) if result is None else result
+            stored = self._stored_value(state)
+            result = self._solve_stage(state) if stored is None else stored
         self._values[state] = result
         return result
 

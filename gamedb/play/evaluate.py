@@ -35,7 +35,7 @@ Progress = Callable[[int, "int | None"], None]
 REPORT_EVERY = 1000
 
 
-class _Memo(dict):  # type: ignore[type-arg]
+class _Memo(dict[Any, np.ndarray]):
     """The recursion's memo; its size (positions evaluated) is the progress reported."""
 
     def __init__(self, on_progress: Progress | None):
@@ -90,7 +90,8 @@ def evaluate(game: Game[Any], agent1: Agent, agent2: Agent, *,
     if fast is not None:
         return fast
     memo = _Memo(on_progress)
-    total = sum(p * _outcome(game, agent1, agent2, s, memo) for p, s in game.initial())
+    total = sum((p * _outcome(game, agent1, agent2, s, memo) for p, s in game.initial()),
+                np.zeros(6))
     if on_progress is not None:
         on_progress(len(memo), len(memo))
     points = has_points(game)
@@ -109,7 +110,8 @@ def _outcome(game: Game[Any], agent1: Agent, agent2: Agent, state: Any,
     if payoff is not None:
         out = np.array([payoff, payoff > 0, payoff == 0, payoff < 0, 0.0, 0.0], dtype=float)
     elif draws is not None:
-        out = sum(p * _outcome(game, agent1, agent2, child, memo) for p, child in draws)
+        out = sum((p * _outcome(game, agent1, agent2, child, memo) for p, child in draws),
+                  np.zeros(6))
     else:
         out = np.zeros(6)
         for prob, a, b in joint(agent1.policy(game, state, 1), agent2.policy(game, state, 2)):

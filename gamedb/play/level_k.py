@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from gamedb.games import load_game
-from gamedb.games.base import Game
+from gamedb.games.base import Game, GameError
 from gamedb.play.agents import Agent, LevelK, Uniform
 from gamedb.play.results import MatchResult
 
@@ -84,7 +84,8 @@ def _p_beats(mine: Sequence[int] | None, theirs: Sequence[int] | None, prize: in
     if mine is None and theirs is None:
         return (n - 1) / (2 * n)
     if mine is None:
-        return (n - theirs[prize - 1]) / n  # type: ignore[index]
+        assert theirs is not None  # both None returned above
+        return (n - theirs[prize - 1]) / n
     return (mine[prize - 1] - 1) / n
 
 
@@ -103,7 +104,7 @@ def _difference_distribution(n: int, f1: Sequence[int] | None,
     # Prizes in order 1..n; the uniform player's card for prize p is uniform over the
     # cards not yet assigned. Row ``mask`` of ``dist`` is the difference distribution
     # (times the probability) once the cards in ``mask`` went to prizes 1..|mask|.
-    dist = np.zeros((1 << n, 2 * total + 1))
+    dist: npt.NDArray[np.float64] = np.zeros((1 << n, 2 * total + 1))
     dist[0, total] = 1.0
     masks = np.arange(1 << n)
     popcounts = np.array([bin(m).count("1") for m in range(1 << n)])
@@ -113,7 +114,8 @@ def _difference_distribution(n: int, f1: Sequence[int] | None,
             sel = here[(here >> (c - 1) & 1) == 0]
             shift = flip * p * _sign(c - fixed[p - 1])
             dist[sel | 1 << (c - 1)] += np.roll(dist[sel], shift, axis=1) / (n - p + 1)
-    return dist[-1]
+    full: npt.NDArray[np.float64] = dist[-1]  # every card assigned
+    return full
 
 
 def _both_uniform(n: int) -> np.ndarray:
@@ -143,20 +145,26 @@ def _sign(x: int) -> int:
     return (x > 0) - (x < 0)
 
 
-def level_k_table(n: int = 13, levels: Sequence[int] | None = None) -> dict[tuple[int, int], MatchResult]:
+def level_k_table(game: Game[Any], levels: Sequence[int] | None = None,
+                  ) -> dict[tuple[int, int], MatchResult]:
     """Return the exact result of level i (seat 1) against level j for every pair.
 
-    The game is ``goofspiel(num_cards=n, points_order=random, returns_type=
-    point_difference)``; payoffs and points are per game. Levels default to 0..n, the
-    n + 1 distinct patterns (level k + n plays like level k for k >= 1).
+    ``game`` has independent prizes (``capabilities.independent_prizes``), e.g. 13-card
+    Goofspiel with random prizes and point-difference returns; payoffs and points are
+    per game. Levels default to 0..n, the n + 1 distinct patterns (level k + n plays
+    like level k for k >= 1).
+
+    Raises:
+        GameError: the game's rounds are not independent (no closed form).
     """
-    game = load_game(f"goofspiel(num_cards={n},returns_type=point_difference)")
-    levels = list(range(n + 1)) if levels is None else list(levels)
-    table = {}
-    for i in levels:
-        for j in levels:
+    if not game.capabilities.independent_prizes:
+        raise GameError(f"{game.spec}: the level-k table needs independent prizes")
+    n: int = getattr(game, "num_cards")
+    order, table = range(n + 1) if levels is None else levels, {}
+    for i in order:
+        for j in order:
             result = prize_match(game, LevelK(i), LevelK(j))
-            assert result is not None
+            assert result is not None  # independent prizes: the closed form applies
             table[i, j] = result
     return table
 

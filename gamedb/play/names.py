@@ -36,8 +36,9 @@ def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
                                 "two-else-one": TwoElseOne()}
     if name in simple:
         return simple[name]
-    if name == "matching" or (match := re.fullmatch(r"level-(\d{1,9})", name)):
-        k = 1 if name == "matching" else int(match.group(1))  # type: ignore[union-attr]
+    level = re.fullmatch(r"level-(\d{1,9})", name)
+    if name == "matching" or level:
+        k = int(level.group(1)) if level else 1
         if k and game.capabilities.prize_field is None:
             raise GameError(f"agent {name!r} needs a revealed prize, which {game.name} has not")
         return LevelK(k)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass
 from io import BytesIO
@@ -42,10 +43,19 @@ class Axis:
     values: tuple[int, ...]
 
     @classmethod
-    def parse(cls, text: str, default_high: int) -> Axis:
-        """Read ``coins1`` (0..default_high) or ``coins1=LOW:HIGH``."""
+    def parse(cls, text: str, ranges: Mapping[str, tuple[int, int]]) -> Axis:
+        """Read ``coins1=LOW:HIGH``, or ``coins1`` over its range in ``ranges`` (a game's
+        ``capabilities.axes``).
+
+        >>> Axis.parse("pos", {"pos": (-2, 2)}).values
+        (-2, -1, 0, 1, 2)
+        """
         name, _, span = text.partition("=")
-        low, colon, high = span.partition(":") if span else ("0", ":", str(default_high))
+        if not span and name not in ranges:
+            known = ", ".join(ranges) or "none"
+            raise PlotError(f"axis {shown(text)}: unknown field or no default range (fields "
+                            f"with one: {known}); give FIELD=LOW:HIGH")
+        low, colon, high = (span or "{}:{}".format(*ranges[name])).partition(":")
         try:
             first, last = (int(low), int(high)) if colon else (0, -1)
         except ValueError:

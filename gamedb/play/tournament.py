@@ -15,7 +15,7 @@ the exact expected outcome of one game; simulation mode plays seeded games.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from itertools import combinations
 from typing import Any
 
@@ -93,70 +93,88 @@ def round_robin(game: Game[Any], agents: Sequence[Agent], series_lengths: Sequen
             else:
                 per_game = exact[a.name, b.name]
             pairs += [_scale(a.name, b.name, games, per_game),
-                      _scale(b.name, a.name, games, _mirror(per_game))]
+                      _scale(b.name, a.name, games, per_game.mirrored())]
         out.append(Series(games, not simulate_games, tuple(pairs), _standings(agents, pairs)))
     return out
 
 
-_Row = tuple[float, float, float, float, float, float]  # payoff, for, against, w, d, l
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One agent's per-game outcome against one opponent, from the agent's side."""
+
+    payoff: float
+    """Expected (or mean simulated) payoff of one game."""
+    points_for: float
+    points_against: float
+    win: float
+    draw: float
+    loss: float
+
+    def mirrored(self) -> Outcome:
+        """Return the same outcome from the opponent's side."""
+        return Outcome(-self.payoff, self.points_against, self.points_for,
+                       self.loss, self.draw, self.win)
+
+    def scaled(self, factor: float) -> Outcome:
+        """Return every field times ``factor``."""
+        return Outcome(*(factor * x for x in astuple(self)))
+
+    def per_game(self, games: int) -> Outcome:
+        """Return every field divided by ``games`` (a series total to one game)."""
+        return Outcome(*(x / games for x in astuple(self)))
+
+    def plus(self, other: Outcome) -> Outcome:
+        """Return the field-wise sum."""
+        return Outcome(*(x + y for x, y in zip(astuple(self), astuple(other))))
 
 
 def _counter(on_progress: Callable[[int, int], None] | None,
-             total: int) -> Callable[[_Row], _Row]:
+             total: int) -> Callable[[Outcome], Outcome]:
     """Return a pass-through that reports one more finished pairing of ``total``."""
     done = [0]
 
-    def tick(row: _Row) -> _Row:
+    def tick(outcome: Outcome) -> Outcome:
         done[0] += 1
         if on_progress is not None:
             on_progress(done[0], total)
-        return row
+        return outcome
     return tick
 
 
-def _both_seats(first: MatchResult, second: MatchResult) -> _Row:
+def _both_seats(first: MatchResult, second: MatchResult) -> Outcome:
     """Average of a (seat 1) vs b and b (seat 1) vs a, from a's side."""
-    one = (first.payoff, first.points_for or 0.0, first.points_against or 0.0,
-           first.win, first.draw, first.loss)
-    two = (-second.payoff, second.points_against or 0.0, second.points_for or 0.0,
-           second.loss, second.draw, second.win)
-    return tuple((x + y) / 2 for x, y in zip(one, two))  # type: ignore[return-value]
+    return _outcome(first).plus(_outcome(second).mirrored()).per_game(2)
 
 
-def _simulated(game: Game[Any], a: Agent, b: Agent, games: int, seed: int | None) -> _Row:
+def _simulated(game: Game[Any], a: Agent, b: Agent, games: int, seed: int | None) -> Outcome:
     first = simulate(game, a, b, (games + 1) // 2, seed=seed)
-    rows = [_sim_row(first, games - games // 2)]
+    total = _outcome(first).scaled(games - games // 2)
     if games // 2:
         second = simulate(game, b, a, games // 2, seed=None if seed is None else seed + 1)
-        rows.append(_mirror(_sim_row(second, games // 2)))
-    return tuple(sum(r[k] for r in rows) / games for k in range(6))  # type: ignore[return-value]
+        total = total.plus(_outcome(second).scaled(games // 2).mirrored())
+    return total.per_game(games)
 
 
-def _sim_row(r: SimulationResult, n: int) -> _Row:
-    return (n * r.payoff, n * (r.points_for or 0.0), n * (r.points_against or 0.0),
-            n * r.win, n * r.draw, n * r.loss)
+def _outcome(r: MatchResult | SimulationResult) -> Outcome:
+    """Return a result's per-game outcome from its player 1's side."""
+    return Outcome(r.payoff, r.points_for or 0.0, r.points_against or 0.0, r.win, r.draw, r.loss)
 
 
-def _mirror(row: _Row) -> _Row:
-    payoff, pf, pa, w, d, l = row
-    return (-payoff, pa, pf, l, d, w)
-
-
-def _scale(agent: str, opponent: str, games: int, row: _Row) -> PairResult:
-    return PairResult(agent, opponent, games, *(games * x for x in row))
+def _scale(agent: str, opponent: str, games: int, per_game: Outcome) -> PairResult:
+    total = per_game.scaled(games)
+    return PairResult(agent, opponent, games, total.payoff, total.points_for,
+                      total.points_against, total.win, total.draw, total.loss)
 
 
 def _standings(agents: Sequence[Agent], pairs: list[PairResult]) -> tuple[Standing, ...]:
     out = []
     for agent in agents:
         mine = [p for p in pairs if p.agent == agent.name]
-        out.append(Standing(agent.name, *(sum(getattr(p, f) for p in mine) for f in
-                                          ("points_for", "points_against", "wins", "draws",
-                                           "losses")),
-                            tuple(p.opponent for p in mine if p.payoff > 1e-9)))
+        out.append(Standing(
+            agent.name, sum(p.points_for for p in mine), sum(p.points_against for p in mine),
+            sum(p.wins for p in mine), sum(p.draws for p in mine), sum(p.losses for p in mine),
+            tuple(p.opponent for p in mine if p.payoff > 1e-9)))
     return tuple(out)
-
-
 
 
 def play_match(game: Game[Any], agent1: Agent, agent2: Agent, *, games: int | None = None,
@@ -173,4 +191,4 @@ def play_match(game: Game[Any], agent1: Agent, agent2: Agent, *, games: int | No
     return simulate(game, agent1, agent2, games, seed=seed, on_progress=on_progress)
 
 
-__all__ = ["PairResult", "Series", "Standing", "play_match", "round_robin"]
+__all__ = ["Outcome", "PairResult", "Series", "Standing", "play_match", "round_robin"]

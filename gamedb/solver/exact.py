@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -91,9 +92,11 @@ def solve_exact(payoffs: npt.ArrayLike | Sequence[Sequence[Rational]]) -> ExactS
 
 
 def _as_fractions(payoffs: npt.ArrayLike | Sequence[Sequence[Rational]]) -> _Tableau:
-    rows = payoffs.tolist() if isinstance(payoffs, np.ndarray) else payoffs
+    # Whatever the caller passed: Fraction() refuses an entry that is no number.
+    rows = cast("Sequence[Sequence[Any]]",
+                payoffs.tolist() if isinstance(payoffs, np.ndarray) else payoffs)
     try:
-        matrix = [[Fraction(a) for a in row] for row in rows]  # type: ignore[union-attr]
+        matrix = [[Fraction(a) for a in row] for row in rows]
     except (OverflowError, TypeError) as error:
         raise ValueError(f"payoffs must be a 2-D table of finite numbers: {error}") from error
     if not matrix or not matrix[0] or any(len(row) != len(matrix[0]) for row in matrix):

@@ -22,6 +22,7 @@ _EMPTY = -1
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / phi: Knuth's multiplicative hash
 
 Keys = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
 
 
 def _capacity_bits(n: int) -> int:
@@ -30,12 +31,13 @@ def _capacity_bits(n: int) -> int:
 
 
 @numba.njit(cache=True)
-def _slot(key, bits):  # type: ignore[no-untyped-def]
-    return np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(64 - bits))
+def _slot(key: np.int64 | int, bits: int) -> np.int64:
+    slot: np.int64 = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(64 - bits))
+    return slot
 
 
 @numba.njit(cache=True)
-def _unique(keys, bits):  # type: ignore[no-untyped-def]
+def _unique(keys: Keys, bits: int) -> Keys:
     mask = (1 << bits) - 1
     table = np.full(1 << bits, _EMPTY, np.int64)
     out = np.empty(keys.shape[0], np.int64)
@@ -53,16 +55,16 @@ def _unique(keys, bits):  # type: ignore[no-untyped-def]
 
 def unique_keys(keys: Keys) -> Keys:
     """Return the distinct keys of ``keys`` (all >= 0), sorted; like ``np.unique``."""
-    keys = np.ascontiguousarray(keys, dtype=np.int64).ravel()
-    if len(keys) == 0:
-        return keys.copy()
-    distinct = _unique(keys, _capacity_bits(len(keys)))
+    flat: Keys = np.ascontiguousarray(keys, dtype=np.int64).ravel()
+    if len(flat) == 0:
+        return np.empty(0, np.int64)
+    distinct = _unique(flat, _capacity_bits(len(flat)))
     distinct.sort()
     return distinct
 
 
 @numba.njit(cache=True)
-def _build(keys, bits):  # type: ignore[no-untyped-def]
+def _build(keys: Keys, bits: int) -> tuple[Keys, Keys]:
     mask = (1 << bits) - 1
     table = np.full(1 << bits, _EMPTY, np.int64)
     where = np.empty(1 << bits, np.int64)
@@ -76,19 +78,20 @@ def _build(keys, bits):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _position(table, where, key, bits):  # type: ignore[no-untyped-def]
+def _position(table: Keys, where: Keys, key: np.int64 | int, bits: int) -> np.int64 | int:
     """Where ``key`` was indexed, -1 if it was not."""
     mask = (1 << bits) - 1
     slot = _slot(key, bits)
     while table[slot] != _EMPTY:
         if table[slot] == key:
-            return where[slot]
+            found: np.int64 = where[slot]
+            return found
         slot = (slot + 1) & mask
     return -1
 
 
 @numba.njit(cache=True)
-def _find(table, where, queries, bits):  # type: ignore[no-untyped-def]
+def _find(table: Keys, where: Keys, queries: Keys, bits: int) -> Keys:
     out = np.empty(queries.shape[0], np.int64)
     for i in range(queries.shape[0]):
         out[i] = _position(table, where, queries[i], bits)
@@ -96,7 +99,8 @@ def _find(table, where, queries, bits):  # type: ignore[no-untyped-def]
 
 
 @numba.njit(cache=True)
-def _weighted_sums(table, where, values, succ, weight, bits):  # type: ignore[no-untyped-def]
+def _weighted_sums(table: Keys, where: Keys, values: Floats, succ: Keys, weight: Floats,
+                   bits: int) -> tuple[Floats, int]:
     n, k = succ.shape
     out = np.empty(n, np.float64)
     for i in range(n):

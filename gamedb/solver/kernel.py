@@ -130,7 +130,8 @@ def _solve_one(
     if minmax - maxmin <= _SADDLE_TOL * (hi - lo):
         x[best_row] = 1.0
         y[best_col] = 1.0
-        return game[best_row, best_col]
+        saddle: float = game[best_row, best_col]
+        return saddle
     scale = hi - lo
     _load(tableau, game, m, n, lo, scale, basic, nonbasic)
     if not _simplex(tableau, m, n, basic, nonbasic):
@@ -285,7 +286,8 @@ def _read(
             x[nonbasic[j] - n] = tableau[m, j]
     _normalize(x, m)
     _normalize(y, n)
-    return 1.0 / tableau[m, n]
+    value: float = 1.0 / tableau[m, n]
+    return value
 
 
 @_inline_jit

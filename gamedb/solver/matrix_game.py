@@ -29,6 +29,7 @@ TOLERANCE = 1e-9
 
 
 _Floats = npt.NDArray[np.float64]
+_Ints = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -111,7 +112,7 @@ def solve_games(
     exact = 0
     for k in failed:
         solution, used_exact = _fallback(matrices[k, : rows[k], : cols[k]], limits[k])
-        _store(batch, k, solution)
+        _store(batch, int(k), solution)
         exact += used_exact
     return dataclasses.replace(batch, exact=exact)
 
@@ -175,7 +176,8 @@ def _gaps_of_chunk(
 
 
 @njit(cache=True)
-def _compiled_gaps(payoffs, n_rows, n_cols, row_strategies, col_strategies):  # type: ignore[no-untyped-def]  # pragma: no cover
+def _compiled_gaps(payoffs: _Floats, n_rows: _Ints, n_cols: _Ints, row_strategies: _Floats,
+                   col_strategies: _Floats) -> tuple[_Floats, _Floats]:  # pragma: no cover
     """Gap ``max_i (M y)_i - min_j (x M)_j`` and payoff range of each game, reading only
     its ``n_rows x n_cols`` corner; the range is NaN if a payoff is not finite."""
     batch = payoffs.shape[0]

@@ -80,7 +80,7 @@ def normalize_strategy(probabilities: npt.ArrayLike) -> npt.NDArray[np.float64]:
     total = weights.sum()
     if not total > 0.0:
         raise ValueError("a strategy needs a positive total weight")
-    strategy = np.rint(weights / total * _GRID) / _GRID
+    strategy: npt.NDArray[np.float64] = np.rint(weights / total * _GRID) / _GRID
     largest = int(np.argmax(strategy))
     strategy[largest] = 0.0
     strategy[largest] = 1.0 - strategy.sum()

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +30,9 @@ from gamedb.games import GameError, load_game
 from gamedb.games.base import TERMINAL, Game, layer_bounds, shown
 from gamedb.store import schema
 from gamedb.store.codec import decode, encode, no_gc
-from gamedb.store.engine import read_meta, readonly_engine, writable_engine
+from gamedb.store.engine import (
+    BuildProgress, read_meta, readonly_engine, sqlite_connection, writable_engine,
+)
 from gamedb.store.errors import DamagedFile, NotSolved, SpecMismatch
 from gamedb.store.views import VIEWS, view_ddl
 from gamedb.store.migrate import check_schema
@@ -80,6 +81,8 @@ class DBInfo:
     root_value: float | None
     layers: list[LayerInfo]
     meta: dict[str, Any]
+    progress: BuildProgress | None = None
+    """A live (unfinished) build's progress as of its last chunk."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +128,7 @@ class GameDB:
         self.path = path
         self._engine = engine
         self._conn: Connection = engine.connect()
-        self._raw: sqlite3.Connection = self._conn.connection.driver_connection  # type: ignore[assignment]
+        self._raw = sqlite_connection(self._conn)
         self.meta = read_meta(self._conn, path)
         check_schema(self._conn, str(path))
         self.game: Game[Any] = game_for_meta(self.meta, path)
@@ -218,7 +221,7 @@ class GameDB:
         text = self.game.format_position(state)
         row = self._row(canon.key, text)
         self._check_number(f"position {text} (key {canon.key})", "value", row.value)
-        return canon.sign * row.value + canon.offset + 0.0
+        return canon.sign * float(row.value) + canon.offset + 0.0
 
     def _row(self, key: int, text: str) -> Any:
         states = schema.states.c
@@ -245,7 +248,7 @@ class GameDB:
 
     def _stored_values(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         """Return the stored values of sorted ``keys`` (all must be stored)."""
-        states, found = schema.states.c, {}
+        states, found = schema.states.c, dict[int, float]()
         for start in range(0, len(keys), _MAX_PARAMS):
             part = keys[start:start + _MAX_PARAMS].tolist()
             rows = self._conn.execute(select(states.key, states.value).where(states.key.in_(part)))
@@ -327,11 +330,12 @@ class GameDB:
                               f"positions solved, meta says {self.meta.get('states'):,} "
                               "in a complete file")
         return DBInfo(str(self.path), self.meta["spec"], status, states, done,
-                      self.meta.get("root_value"), layers, dict(self.meta))
+                      self.meta.get("root_value"), layers, dict(self.meta),
+                      BuildProgress.from_meta(self.meta.get("progress")))
 
     def _checked_layer(self, *row: Any) -> LayerInfo:
         """Return one row of the ``layers`` table, or raise ``DamagedFile``."""
-        kinds = (int, int, int, (int, float), (int, float))
+        kinds: tuple[type | tuple[type, ...], ...] = (int, int, int, (int, float), (int, float))
         if any(isinstance(x, bool) or not isinstance(x, k) for x, k in zip(row, kinds)):
             raise DamagedFile(self.path, f"the layers table holds a row that is not numbers: "
                               f"{shown(repr(row), 60)}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +65,39 @@ def _is(*kinds: type) -> Callable[[Any], bool]:
 
 
 _NUMBER = _is(int, float)
-#: What ``info`` reads of a live build's progress.
-_PROGRESS = ("layer", "layer_done", "layer_states", "rate", "eta_seconds")
+
+
+@dataclass(frozen=True, slots=True)
+class BuildProgress:
+    """A live build's progress as of its last stored chunk (``meta.progress``)."""
+
+    layer: int
+    """The layer being solved."""
+    layer_done: int
+    """Positions of that layer solved so far."""
+    layer_states: int
+    """Positions in that layer."""
+    rate: float
+    """Positions solved per second since this run started."""
+    eta_seconds: float
+    """Estimated seconds to the end of the build at that rate."""
+    done: int | None = None
+    """Positions of the whole build solved (None: not recorded)."""
+    total: int | None = None
+    """Positions of the whole build."""
+    updated: float | None = None
+    """When it was written (Unix time)."""
+
+    @classmethod
+    def from_meta(cls, value: dict[str, Any] | None) -> BuildProgress | None:
+        """Read ``meta.progress`` (checked on open: the required fields are numbers)."""
+        if value is None:
+            return None
+        return cls(**{f.name: value[f.name] for f in fields(cls) if f.name in value})
+
+
+#: What ``info`` reads of a live build's progress (the fields without a default).
+_PROGRESS = tuple(f.name for f in fields(BuildProgress) if f.default is MISSING)
 
 #: Each meta entry gamedb reads: what it must be, and the check.
 _META_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
@@ -84,9 +116,19 @@ _META_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
 def _meta_value(path: Path, name: object, value: object) -> Any:
     """Parse one meta entry's JSON, or raise ``DamagedFile``."""
     try:
-        return json.loads(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise DamagedFile(path, f"meta {name!r} is not JSON: {shown(str(value), 40)}") from None
+        if isinstance(value, (str, bytes, bytearray)):
+            return json.loads(value)
+    except ValueError:
+        pass
+    raise DamagedFile(path, f"meta {name!r} is not JSON: {shown(str(value), 40)}")
+
+
+def sqlite_connection(conn: Connection) -> sqlite3.Connection:
+    """Return the ``sqlite3`` connection under ``conn`` (bulk statements, transactions)."""
+    raw = conn.connection.driver_connection
+    if not isinstance(raw, sqlite3.Connection):
+        raise TypeError(f"expected an sqlite3 connection, got {type(raw).__name__}")
+    return raw
 
 
 def write_meta(conn: Connection, values: dict[str, Any]) -> None:

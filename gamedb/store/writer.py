@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,9 @@ import gamedb
 from gamedb.games.base import Game, layer_bounds
 from gamedb.store import schema
 from gamedb.store.database import StoredRows, check_tables, game_for_meta
-from gamedb.store.engine import read_meta, readonly_engine, writable_engine, write_meta
+from gamedb.store.engine import (
+    BuildProgress, read_meta, readonly_engine, sqlite_connection, writable_engine, write_meta,
+)
 from gamedb.store.errors import DamagedFile, DiskFull, SpecMismatch
 from gamedb.store.lock import BuildLock
 from gamedb.store.migrate import check_schema, create_schema
@@ -77,7 +79,7 @@ class Writer:
                 return
         self._engine = writable_engine(path)
         self._conn = self._engine.connect()
-        self._raw: sqlite3.Connection = self._conn.connection.driver_connection  # type: ignore[assignment]
+        self._raw = sqlite_connection(self._conn)
         if fresh:
             self._create(game, settings)
         self.meta = read_meta(self._conn, path)
@@ -136,7 +138,7 @@ class Writer:
         except Exception:  # a key no position has: the message must still come out
             return "(no position of this game)"
 
-    def write_chunks(self, chunks: list[ChunkRows], progress: dict[str, Any] | None = None) -> None:
+    def write_chunks(self, chunks: list[ChunkRows], progress: BuildProgress | None = None) -> None:
         """Store solved chunks (one or several small layers) and the progress in a
         single transaction.
 
@@ -147,19 +149,19 @@ class Writer:
         try:
             for rows in chunks:
                 n = len(rows.keys)
+                nulls: list[str | None] = [None] * n  # values-only: no strategies
                 raw.executemany(
                     "INSERT INTO states(key, layer, value, gap, strategy1, strategy2) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     zip(rows.keys.tolist(), [rows.layer] * n, rows.values.tolist(),
-                        rows.gaps.tolist(), rows.strategy1 or [None] * n,
-                        rows.strategy2 or [None] * n))
+                        rows.gaps.tolist(), rows.strategy1 or nulls, rows.strategy2 or nulls))
                 max_gap = float(rows.gaps.max()) if n else 0.0
                 raw.execute("UPDATE layers SET done = done + ?, seconds = seconds + ?, "
                             "max_gap = max(max_gap, ?) WHERE layer = ?",
                             (n, rows.seconds, max_gap, rows.layer))
             if progress is not None:
                 raw.execute("INSERT OR REPLACE INTO meta(name, value) VALUES ('progress', ?)",
-                            (json.dumps(progress),))
+                            (json.dumps(asdict(progress)),))
             raw.execute("COMMIT")
         except BaseException as exc:
             if raw.in_transaction:
@@ -197,7 +199,7 @@ def _is_empty(path: Path) -> bool:
         return True
     try:
         with sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True) as conn:
-            return conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+            return bool(conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0)
     except sqlite3.DatabaseError:
         return False  # damaged or foreign: _checked_meta says so precisely
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import gamedb.play.level_k as level_k
-from gamedb.games import load_game
+from gamedb.games import GameError, load_game
 from gamedb.play.agents import Agent, BidRange, Highest, LevelK, Lowest, TwoElseOne, Uniform
 from gamedb.play.equilibrium import Equilibrium, SupportRandom
 from gamedb.play.evaluate import (
@@ -133,11 +133,17 @@ def test_level_k_plus_one_is_a_best_response_to_level_k() -> None:
 
 
 def test_level_one_scores_650_points_fewer_than_level_two_over_ten_games() -> None:
-    table = level_k_table(13, levels=[1, 2])
+    table = level_k_table(load_game("goofspiel(num_cards=13,returns_type=point_difference)"),
+                          levels=[1, 2])
     one_vs_two = table[1, 2]
     assert (one_vs_two.points_for, one_vs_two.points_against) == (13.0, 78.0)
     assert 10 * (one_vs_two.points_for - one_vs_two.points_against) == -650.0
     assert table[2, 1].payoff == 65.0 and one_vs_two.loss == 1.0
+
+
+def test_the_level_k_table_refuses_a_game_without_independent_prizes() -> None:
+    with pytest.raises(GameError, match="independent prizes"):
+        level_k_table(load_game("goofspiel(num_cards=4,points_order=descending)"))
 
 
 def test_random_scores_its_closed_form_against_level_k_in_13_card_goofspiel() -> None:

@@ -64,6 +64,33 @@ def test_a_jujitsu_heatmap_missing_a_hand_names_it(built, tmp_path: Path) -> Non
     assert _refused(code, err, "missing hand2") and not (tmp_path / "j.png").exists()
 
 
+@pytest.mark.parametrize(("axes", "want_x", "want_y"), [
+    (["--x", "coins1", "--y", "coins2", "--fixed", "pos=0"], range(0, 13), range(0, 13)),
+    (["--x", "coins1", "--y", "pos", "--fixed", "coins2=6"], range(0, 13), range(-3, 4)),
+])
+def test_a_heatmap_axis_without_a_range_runs_over_the_games_declared_range(
+        built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, axes: list[str],
+        want_x: range, want_y: range) -> None:  # type: ignore[no-untyped-def]
+    import gamedb.play.plot as plot
+
+    seen, real = [], plot.slice_grid
+    monkeypatch.setattr(plot, "slice_grid", lambda db, x, y, *rest: seen.append((x, y))
+                        or real(db, x, y, *rest))
+    code, _, err = run("plot", "heatmap", str(built(OZ)), *axes, "-o", str(tmp_path / "h.png"))
+    assert code == 0, err
+    with open_db(built(OZ)) as db:
+        ranges = db.game.capabilities.axes
+    (x, y), = seen
+    assert x.values == tuple(want_x) == tuple(range(ranges["coins1"][0], ranges["coins1"][1] + 1))
+    assert y.values == tuple(want_y) == tuple(range(ranges[y.field][0], ranges[y.field][1] + 1))
+
+
+def test_a_heatmap_axis_without_a_range_or_a_declared_one_is_refused(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run("plot", "heatmap", str(built("jujitsu(num_cards=6)")), "--x", "hand1",
+                       "--y", "pot", "-o", str(tmp_path / "j.png"))
+    assert _refused(code, err, "hand1", "no default range", "pot, diff", "FIELD=LOW:HIGH")
+
+
 @pytest.mark.parametrize("command", [
     ["strategy", "start"],
     ["heatmap", "--x", "coins1", "--y", "coins2", "--fixed", "pos=0"],

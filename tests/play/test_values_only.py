@@ -103,7 +103,7 @@ def test_a_heatmap_of_a_values_only_file_shows_the_full_files_probabilities(tmp_
     full, lean = tmp_path / "full.sqlite", tmp_path / "lean.sqlite"
     build(spec, full, workers=1)
     build(spec, lean, workers=1, values_only=True)
-    x, y = Axis.parse("coins1=0:12", 12), Axis.parse("coins2=0:12", 12)
+    x, y = Axis.parse("coins1=0:12", {}), Axis.parse("coins2=0:12", {})
     with open_db(full) as ref, open_db(lean) as db:
         want, got = (slice_grid(d, x, y, "pos=0", "prob:1").cells for d in (ref, db))
     assert np.nanmax(want) == 1.0  # a probability of 1 somewhere: the old bug showed 0 there
