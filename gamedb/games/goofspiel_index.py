@@ -42,6 +42,9 @@ from gamedb.games.goofspiel import (
 from gamedb.games.indexed import Floats, Ints
 from gamedb.jit import njit
 
+Int = int | np.int64  # an integer inside compiled code
+Signs = npt.NDArray[np.int8]
+
 
 def patterns(n: int, k: int) -> int:
     """Return S_k, the base-3 hand patterns of two k-card hands of n cards.
@@ -79,7 +82,7 @@ class Layer:
     succ: Ints
     """succ[h, a, b]: class of the hands after bids a, b (a-th card of each hand, from
     the lowest) in layer k - 1; -1 - class when that class is stored player-swapped."""
-    sign: npt.NDArray[np.int8]
+    sign: Signs
     """sign[h, a, b]: +1 if player 1's bid wins, -1 if player 2's does, 0 on a tie."""
 
     @property
@@ -218,7 +221,7 @@ def canonical_codes(n: int, k: int, lay: Ints) -> Ints:
 
 
 @njit(cache=True)
-def _pair_codes(masks, lay):  # type: ignore[no-untyped-def]
+def _pair_codes(masks: Ints, lay: Ints) -> Ints:
     out = np.empty(len(masks) * len(masks), np.int64)
     i = 0
     for a in masks:
@@ -230,7 +233,7 @@ def _pair_codes(masks, lay):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _nth_card(mask, i):  # type: ignore[no-untyped-def]
+def _nth_card(mask: Int, i: int) -> Int:
     """Return the bit of the i-th (0-based, from the lowest) card of ``mask``."""
     for _ in range(i):
         mask &= mask - 1
@@ -238,7 +241,7 @@ def _nth_card(mask, i):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _transitions(codes, lower, k, lay):  # type: ignore[no-untyped-def]
+def _transitions(codes: Ints, lower: Ints, k: int, lay: Ints) -> tuple[Ints, Signs]:
     """Return (succ, sign) of layer k (see ``Layer``); ``lower``: codes of layer k - 1."""
     succ = np.zeros((len(codes), k, k), np.int64)
     sign = np.zeros((len(codes), k, k), np.int8)
@@ -258,7 +261,7 @@ def _transitions(codes, lower, k, lay):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _rank_labels(codes, k, lay):  # type: ignore[no-untyped-def]
+def _rank_labels(codes: Ints, k: int, lay: Ints) -> tuple[Ints, Ints]:
     """Return the cards (1-based ranks) of both hands of each hand code, increasing."""
     row, col = np.empty((len(codes), k), np.int64), np.empty((len(codes), k), np.int64)
     for h in range(len(codes)):
@@ -269,7 +272,7 @@ def _rank_labels(codes, k, lay):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _popcount(x):  # type: ignore[no-untyped-def]
+def _popcount(x: Int) -> int:
     c = 0
     while x:
         x &= x - 1
@@ -278,7 +281,7 @@ def _popcount(x):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _rank(keys, codes, colex, n, k, lay):  # type: ignore[no-untyped-def]
+def _rank(keys: Ints, codes: Ints, colex: Ints, n: int, k: int, lay: Ints) -> Ints:
     """Index of each key of layer k (-1 for a key that no position of it has)."""
     out = np.empty(len(keys), np.int64)
     nq, free = 1, n - k + 1
@@ -298,7 +301,7 @@ def _rank(keys, codes, colex, n, k, lay):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _unrank(index, codes, hidden, n, k, lay):  # type: ignore[no-untyped-def]
+def _unrank(index: Ints, codes: Ints, hidden: Ints, n: int, k: int, lay: Ints) -> Ints:
     """Key of each index of layer k."""
     out = np.empty(len(index), np.int64)
     free = n - k + 1
@@ -318,7 +321,8 @@ def _unrank(index, codes, hidden, n, k, lay):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _stage_games(first, last, k, n, hidden, colex, succ, sign, chance, out):  # type: ignore[no-untyped-def]
+def _stage_games(first: int, last: int, k: int, n: int, hidden: Ints, colex: Ints,
+                 succ: Ints, sign: Signs, chance: Floats, out: Floats) -> None:
     """Fill out[i] with the games of hand classes first..last-1 in index order; W is
     read once per (h, Q) from the chance values of layer k - 1."""
     W = np.zeros((k, k))
@@ -343,7 +347,8 @@ def _stage_games(first, last, k, n, hidden, colex, succ, sign, chance, out):  # 
 
 
 @njit(cache=True)
-def _chance_values(values, first, last, k, n, sets, colex):  # type: ignore[no-untyped-def]
+def _chance_values(values: Floats, first: int, last: int, k: int, n: int, sets: Ints,
+                   colex: Ints) -> Floats:
     """C_k[(h - first) * C(n, k) + colex(P)] for hand classes first..last-1: the mean
     over p in P of the value of (h, P - p, p), summed in increasing p as the generic
     builder sums a successor's draws (bit for bit the same doubles)."""
