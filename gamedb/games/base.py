@@ -21,6 +21,7 @@ import numpy as np
 from gamedb.games.expansion import (
     TERMINAL, Expansion, Floats, Keys, Root, reference_expand, root_of, successor_table,
 )
+from gamedb.games.indexed import IndexedFace
 from gamedb.games.layout import LAYER_SHIFT, KeyLayout
 
 S = TypeVar("S")
@@ -280,6 +281,11 @@ class Game(Generic[S]):
     def expand(self, keys: Keys) -> Expansion:
         """Return the successors of keys sharing one layer (default: the reference face)."""
         return reference_expand(self, keys)
+
+    def indexed_face(self) -> IndexedFace | None:
+        """Return a perfect index per layer with stage games from flat arrays
+        (``games.indexed``), or None (default: keys are enumerated, ``expand`` solves)."""
+        return None
 
 
 def _fields_of(s: Any) -> dict[str, int]:

@@ -41,6 +41,7 @@ from gamedb.games.base import (
     LAYER_SHIFT, BuildCosts, Canonical, Capabilities, Distribution, Expansion, Game, GameError,
     Keys, Param,
 )
+from gamedb.games.indexed import IndexedFace
 from gamedb.games.layout import Constant, Field, KeyLayout, Ternary
 from gamedb.games.text import format_cards, parse_cards, parse_fields, parse_int, require_fields
 
@@ -277,6 +278,14 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
         row, col, succ, weight = _expand(keys, k, self._layout)
         sizes = np.full(len(keys), k, np.int64)
         return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
+
+    def indexed_face(self) -> IndexedFace | None:
+        """Return the perfect index of point difference with random prizes and ties
+        discarded (``goofspiel_index``), None for the other variants."""
+        if not (self.capabilities.independent_prizes and self.returns_type == "point_difference"):
+            return None
+        from gamedb.games.goofspiel_index import GoofspielIndex  # only this game uses it
+        return GoofspielIndex(self.num_cards, self._layout)
 
 
 def _stake(s: GoofspielState) -> int:

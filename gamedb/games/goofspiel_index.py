@@ -1,0 +1,374 @@
+"""The perfect index of point-difference Goofspiel's layers and its indexed face.
+
+Only ``Goofspiel.indexed_face`` uses this module (random prize order, ties discarded,
+``returns_type=point_difference``); it lives beside ``goofspiel.py`` so that the rules
+stay readable and the command-line tools never import it. The design and the
+measurements behind it are in ``docs/design-thirteen-cards.md`` (sections 1-3).
+
+A stored position of layer k (k cards in each hand) is (h, Q, p): h the rank of its
+canonical hand code (``goofspiel-v1``'s base-3 ``hands`` field) among the layer's
+sorted codes, Q the k - 1 hidden prizes, p the revealed prize (not in Q)::
+
+    index = (h * C(n, k - 1) + colex(Q)) * (n - k + 1) + below(p)
+
+colex(Q) = sum_i C(c_i, i) over Q's cards c_1 < c_2 < ... (0-based cards, 1-based i)
+is Q's rank among the (k-1)-sets in increasing mask order; below(p) is p's position
+among the n - k + 1 cards not in Q. So a layer holds
+N_k = H_k * C(n, k - 1) * (n - k + 1) positions, H_k = 1 + (S_k - 1) / 2 hand classes
+(S_k base-3 patterns, ``patterns``; only identical hands are their own player-swapped
+twin).
+
+Stage games share W: the game of (h, Q, p) is ``p * sign(a - b) + W[a, b]`` with
+``W[a, b] = +-C_{k-1}[succ(h, a, b), Q]``, where C_{k-1}[h', P] is the value of the
+chance node (hand class h', prizes P, none revealed) of layer k - 1: the mean over
+p' in P of V_{k-1}(h', P - p', p'), summed in increasing p' like the generic builder,
+so the games are the same doubles and the values agree bit for bit. The chance values
+are the layer's *summary* (``games.indexed``): C_k has H_k * C(n, k) entries, the
+summary of layer n is the root value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb, factorial
+
+import numpy as np
+import numpy.typing as npt
+
+from gamedb.games.base import LAYER_SHIFT, GameError
+from gamedb.games.goofspiel import (
+    _OFF_PRIZES, _OFF_TABLE, _decode_hands, _fill_cards, _hands_code,
+)
+from gamedb.games.indexed import Floats, Ints
+from gamedb.jit import njit
+
+Int = int | np.int64  # an integer inside compiled code
+Signs = npt.NDArray[np.int8]
+
+
+def patterns(n: int, k: int) -> int:
+    """Return S_k, the base-3 hand patterns of two k-card hands of n cards.
+
+    Two hands sharing j cards span 2k - j ranks: (2k - j)! / (j! ((k - j)!)^2) strings.
+
+    >>> [patterns(4, k) for k in range(1, 5)]
+    [3, 13, 13, 1]
+    """
+    return sum(factorial(2 * k - j) // (factorial(j) * factorial(k - j) ** 2)
+               for j in range(max(0, 2 * k - n), k + 1))
+
+
+def layer_size(n: int, k: int) -> int:
+    """Return N_k, the canonical positions of layer k of n-card Goofspiel.
+
+    >>> sum(layer_size(13, k) for k in range(1, 14))
+    1338932608
+    """
+    return (1 + (patterns(n, k) - 1) // 2) * comb(n, k - 1) * (n - k + 1)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Layer:
+    """The tables of one layer: hand codes, prize sets and successor hand classes."""
+
+    n: int
+    k: int
+    codes: Ints
+    """Sorted canonical hand codes; h is an index into it."""
+    hidden: Ints
+    """The (k-1)-sets of prizes (Q) in increasing mask order (= colex order)."""
+    sets: Ints
+    """The k-sets of prizes (P of the layer's chance nodes), in the same order."""
+    succ: Ints
+    """succ[h, a, b]: class of the hands after bids a, b (a-th card of each hand, from
+    the lowest) in layer k - 1; -1 - class when that class is stored player-swapped."""
+    sign: Signs
+    """sign[h, a, b]: +1 if player 1's bid wins, -1 if player 2's does, 0 on a tie."""
+
+    @property
+    def block(self) -> int:
+        """Positions per hand class: C(n, k - 1) * (n - k + 1)."""
+        return len(self.hidden) * (self.n - self.k + 1)
+
+    @property
+    def size(self) -> int:
+        """N_k."""
+        return len(self.codes) * self.block
+
+
+class GoofspielIndex:
+    """The indexed face (``games.indexed.IndexedFace``) of point-difference Goofspiel
+    with random prize order and discarded ties; keys are ``goofspiel-v1`` keys."""
+
+    def __init__(self, n: int, lay: Ints):
+        """``lay``: the layout constants of the game's compiled helpers."""
+        self.n, self._lay = n, lay
+        self.colex = colex_table(n)
+        self._codes = {k: canonical_codes(n, k, lay) for k in range(1, n + 1)}
+        self._layer: Layer | None = None
+
+    def layers(self) -> range:
+        """Layers 1..n: layer k reads the chance values of layer k - 1."""
+        return range(1, self.n + 1)
+
+    def size(self, layer: int) -> int:
+        """N_k, counted from the tables (``layer_size`` is the formula)."""
+        return len(self._codes[layer]) * comb(self.n, layer - 1) * (self.n - layer + 1)
+
+    def layer(self, k: int) -> Layer:
+        """Return the tables of layer k (the last one asked for is kept)."""
+        if self._layer is None or self._layer.k != k:
+            self._layer = _build_layer(self.n, k, self._codes, self._lay)
+        return self._layer
+
+    def chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
+        """Cut at hand classes: a chunk is whole h-blocks, about ``target`` positions."""
+        tables = self.layer(layer)
+        step = max(1, target // tables.block) * tables.block
+        return [(start, min(start + step, tables.size)) for start in range(0, tables.size, step)]
+
+    def keys(self, layer: int, start: int, stop: int) -> Ints:
+        """Return the keys of indices start..stop-1."""
+        tables = self.layer(layer)
+        keys: Ints = _unrank(np.arange(start, stop, dtype=np.int64), tables.codes,
+                             tables.hidden, self.n, layer, self._lay)
+        return keys
+
+    def rank(self, layer: int, keys: Ints) -> Ints:
+        """Return the index of each key of ``layer``; GameError for a key not stored."""
+        keys = np.asarray(keys, dtype=np.int64)
+        index: Ints = _rank(keys, self._codes[layer], self.colex, self.n, layer, self._lay)
+        if (index < 0).any():
+            bad = int(keys[np.flatnonzero(index < 0)[0]])
+            raise GameError(f"key {bad} is not a canonical position of layer {layer}")
+        return index
+
+    def actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
+        """Return each position's cards as labels: ranks in the union of both hands."""
+        tables = self.layer(layer)
+        first, last = _blocks(tables, start, stop)
+        row, col = _rank_labels(tables.codes[first:last], layer, self._lay)
+        return np.repeat(row, tables.block, axis=0), np.repeat(col, tables.block, axis=0)
+
+    def stage_games(self, layer: int, start: int, stop: int,
+                    below: Floats | None) -> tuple[Floats, Ints, Ints]:
+        """Return the k x k stage games of indices start..stop-1 (whole h-blocks)."""
+        tables = self.layer(layer)
+        first, last = _blocks(tables, start, stop)
+        if below is None and layer > 1:
+            raise ValueError(f"layer {layer} needs the chance values of layer {layer - 1}")
+        payoffs = np.empty((stop - start, layer, layer))
+        chance = np.zeros(1) if below is None else below
+        _stage_games(first, last, layer, self.n, tables.hidden, self.colex, tables.succ,
+                     tables.sign, chance, payoffs)
+        counts = np.full(stop - start, layer, np.int64)
+        return payoffs, counts, counts.copy()
+
+    def summarize(self, layer: int, start: int, stop: int, values: Floats) -> Floats:
+        """Return the chance values C_k of the chunk's hand classes."""
+        tables = self.layer(layer)
+        first, last = _blocks(tables, start, stop)
+        chance: Floats = _chance_values(np.ascontiguousarray(values, np.float64), first, last,
+                                        layer, self.n, tables.sets, self.colex)
+        return chance
+
+
+def _blocks(tables: Layer, start: int, stop: int) -> tuple[int, int]:
+    """Return the hand classes [first, last) of a chunk made of whole h-blocks."""
+    if start % tables.block or stop % tables.block or not 0 <= start < stop <= tables.size:
+        raise ValueError(f"chunk {start}..{stop} does not hold whole hand classes")
+    return start // tables.block, stop // tables.block
+
+
+def _build_layer(n: int, k: int, codes: dict[int, Ints], lay: Ints) -> Layer:
+    """Compute the successor and sign tables of layer k (milliseconds)."""
+    lower = codes.get(k - 1, np.zeros(1, np.int64))
+    succ, sign = _transitions(codes[k], lower, k, lay)
+    return Layer(n, k, codes[k], masks_of(n, k - 1), masks_of(n, k), succ, sign)
+
+
+def masks_of(n: int, size: int) -> Ints:
+    """Return every ``size``-subset of n cards as a mask, increasing (= colex order).
+
+    >>> masks_of(4, 2).tolist()
+    [3, 5, 6, 9, 10, 12]
+    """
+    every = np.arange(1 << n, dtype=np.int64)
+    counts = np.zeros(1 << n, np.int64)
+    for bit in range(n):
+        counts += (every >> bit) & 1
+    masks: Ints = every[counts == size]
+    return masks
+
+
+def colex_table(n: int) -> Ints:
+    """Return rank[mask]: the rank of a set among the sets of its size, in mask order.
+
+    >>> colex_table(3)[[1, 2, 4, 3, 5, 6]].tolist()
+    [0, 1, 2, 0, 1, 2]
+    """
+    rank = np.zeros(1 << n, np.int64)
+    for size in range(n + 1):
+        rank[masks_of(n, size)] = np.arange(comb(n, size))
+    return rank
+
+
+def canonical_codes(n: int, k: int, lay: Ints) -> Ints:
+    """Return the sorted canonical hand codes of layer k, from every pair of real hands
+    (at most C(13, 6)^2 = 2.9 M pairs)."""
+    codes: Ints = np.unique(_pair_codes(masks_of(n, k), lay))
+    return codes
+
+
+@njit(cache=True)
+def _pair_codes(masks: Ints, lay: Ints) -> Ints:
+    out = np.empty(len(masks) * len(masks), np.int64)
+    i = 0
+    for a in masks:
+        for b in masks:
+            code, twin = _hands_code(a, b, lay)
+            out[i] = min(code, twin)
+            i += 1
+    return out
+
+
+@njit(cache=True)
+def _nth_card(mask: Int, i: int) -> Int:
+    """Return the bit of the i-th (0-based, from the lowest) card of ``mask``."""
+    for _ in range(i):
+        mask &= mask - 1
+    return mask & -mask
+
+
+@njit(cache=True)
+def _transitions(codes: Ints, lower: Ints, k: int, lay: Ints) -> tuple[Ints, Signs]:
+    """Return (succ, sign) of layer k (see ``Layer``); ``lower``: codes of layer k - 1."""
+    succ = np.zeros((len(codes), k, k), np.int64)
+    sign = np.zeros((len(codes), k, k), np.int8)
+    for h in range(len(codes)):
+        h1, h2 = _decode_hands((k << LAYER_SHIFT) | codes[h], lay)
+        for a in range(k):
+            x = _nth_card(h1, a)
+            for b in range(k):
+                y = _nth_card(h2, b)
+                sign[h, a, b] = 1 if x > y else (-1 if x < y else 0)
+                if k > 1:
+                    code, twin = _hands_code(h1 & ~x, h2 & ~y, lay)
+                    c = min(code, twin)
+                    r = np.searchsorted(lower, c)
+                    succ[h, a, b] = -1 - r if twin < code else r
+    return succ, sign
+
+
+@njit(cache=True)
+def _rank_labels(codes: Ints, k: int, lay: Ints) -> tuple[Ints, Ints]:
+    """Return the cards (1-based ranks) of both hands of each hand code, increasing."""
+    row, col = np.empty((len(codes), k), np.int64), np.empty((len(codes), k), np.int64)
+    for h in range(len(codes)):
+        h1, h2 = _decode_hands((k << LAYER_SHIFT) | codes[h], lay)
+        _fill_cards(h1, row[h])
+        _fill_cards(h2, col[h])
+    return row, col
+
+
+@njit(cache=True)
+def _popcount(x: Int) -> int:
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+
+@njit(cache=True)
+def _rank(keys: Ints, codes: Ints, colex: Ints, n: int, k: int, lay: Ints) -> Ints:
+    """Index of each key of layer k (-1 for a key that no position of it has)."""
+    out = np.empty(len(keys), np.int64)
+    nq, free = 1, n - k + 1
+    for j in range(k - 1):  # C(n, k - 1)
+        nq = nq * (n - j) // (j + 1)
+    off_p, off_t = lay[_OFF_PRIZES], lay[_OFF_TABLE]
+    for i in range(len(keys)):
+        key = keys[i]
+        hands, q = key & ((1 << off_p) - 1), (key >> off_p) & ((1 << n) - 1)
+        p = (key >> off_t) & ((1 << (LAYER_SHIFT - off_t)) - 1)
+        h = np.searchsorted(codes, hands)
+        ok = (key >> LAYER_SHIFT == k and h < len(codes) and codes[min(h, len(codes) - 1)] == hands
+              and _popcount(q) == k - 1 and 1 <= p <= n and not (q >> (p - 1)) & 1)
+        below = p - 1 - _popcount(q & ((1 << (p - 1)) - 1)) if ok else 0
+        out[i] = (h * nq + colex[q]) * free + below if ok else -1
+    return out
+
+
+@njit(cache=True)
+def _unrank(index: Ints, codes: Ints, hidden: Ints, n: int, k: int, lay: Ints) -> Ints:
+    """Key of each index of layer k."""
+    out = np.empty(len(index), np.int64)
+    free = n - k + 1
+    for i in range(len(index)):
+        r, j = divmod(index[i], free)
+        h, q = divmod(r, len(hidden))
+        mask = hidden[q]
+        p = 1
+        while True:  # the (j + 1)-th card not in Q
+            if not (mask >> (p - 1)) & 1:
+                if j == 0:
+                    break
+                j -= 1
+            p += 1
+        out[i] = (k << LAYER_SHIFT) | codes[h] | (mask << lay[_OFF_PRIZES]) | (p << lay[_OFF_TABLE])
+    return out
+
+
+@njit(cache=True)
+def _stage_games(first: int, last: int, k: int, n: int, hidden: Ints, colex: Ints,
+                 succ: Ints, sign: Signs, chance: Floats, out: Floats) -> None:
+    """Fill out[i] with the games of hand classes first..last-1 in index order; W is
+    read once per (h, Q) from the chance values of layer k - 1."""
+    W = np.zeros((k, k))
+    nq, i = len(hidden), 0
+    for h in range(first, last):
+        for q in hidden:
+            if k > 1:
+                for a in range(k):
+                    for b in range(k):
+                        s = succ[h, a, b]
+                        if s < 0:
+                            W[a, b] = -chance[(-1 - s) * nq + colex[q]]
+                        else:
+                            W[a, b] = chance[s * nq + colex[q]]
+            for p in range(1, n + 1):
+                if (q >> (p - 1)) & 1:
+                    continue
+                for a in range(k):
+                    for b in range(k):
+                        out[i, a, b] = p * sign[h, a, b] + W[a, b]
+                i += 1
+
+
+@njit(cache=True)
+def _chance_values(values: Floats, first: int, last: int, k: int, n: int, sets: Ints,
+                   colex: Ints) -> Floats:
+    """C_k[(h - first) * C(n, k) + colex(P)] for hand classes first..last-1: the mean
+    over p in P of the value of (h, P - p, p), summed in increasing p as the generic
+    builder sums a successor's draws (bit for bit the same doubles)."""
+    nq = 1
+    for j in range(k - 1):  # C(n, k - 1)
+        nq = nq * (n - j) // (j + 1)
+    free, inv = n - k + 1, 1.0 / k
+    out = np.empty((last - first) * len(sets))
+    for h in range(first, last):
+        for P in sets:
+            acc, rest = 0.0, P
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                Q = P ^ low
+                acc += inv * values[((h - first) * nq + colex[Q]) * free
+                                    + _popcount(~Q & (low - 1))]
+            out[(h - first) * len(sets) + colex[P]] = acc
+    return out
+
+
+__all__ = ["GoofspielIndex", "Layer", "canonical_codes", "colex_table", "layer_size",
+           "masks_of", "patterns"]

@@ -1,0 +1,70 @@
+"""The indexed face of a game: a perfect index per layer, stage games from flat arrays.
+
+Some families can number the canonical positions of each layer 0..N-1 (a rank
+function, the tablebase way) and build the stage games of any index range from a small
+*summary* of the layer solved before it (point-difference Goofspiel: the values of the
+chance nodes of the layer below, ``games.goofspiel_index``). The solver
+(``gamedb.solver.indexed``) then holds no keys and no hash table, only one layer's
+summary and one chunk of games: its memory is bounded by the working set, not by the
+game. A family offers the face through ``Game.indexed_face()`` (None by default: the
+builder enumerates keys and solves through ``expand``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+Floats = npt.NDArray[np.float64]
+Ints = npt.NDArray[np.int64]
+
+
+class IndexedFace(Protocol):
+    """Contracts of an indexed face (``tests/games/test_goofspiel_index.py`` checks
+    Goofspiel's against the keys and values of the generic builder)."""
+
+    def layers(self) -> Sequence[int]:
+        """Return the layers in solving order; each reads only the summary of the
+        layer before it in this order (the first reads none)."""
+        ...
+
+    def size(self, layer: int) -> int:
+        """Return N, the number of canonical positions of ``layer`` (indices 0..N-1)."""
+        ...
+
+    def chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
+        """Split 0..N-1 into consecutive index ranges [start, stop) of about ``target``
+        positions whose summaries are complete on their own; the ranges depend only on
+        the game, ``layer`` and ``target`` (a resumed build cuts the same chunks)."""
+        ...
+
+    def keys(self, layer: int, start: int, stop: int) -> Ints:
+        """Return the canonical keys of indices start..stop-1 (unrank)."""
+        ...
+
+    def rank(self, layer: int, keys: Ints) -> Ints:
+        """Return the index of each canonical key of ``layer`` (inverse of ``keys``)."""
+        ...
+
+    def actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
+        """Return the stored action labels (B, R) and (B, C) of indices start..stop-1,
+        in the order of the stage games' rows and columns (-1 in the padding), as
+        ``Expansion.row_actions`` and ``col_actions`` label the generic builder's."""
+        ...
+
+    def stage_games(self, layer: int, start: int, stop: int,
+                    below: Floats | None) -> tuple[Floats, Ints, Ints]:
+        """Return the padded stage games (payoffs, n_rows, n_cols) of indices
+        start..stop-1, from ``below``, the summary of the previous layer."""
+        ...
+
+    def summarize(self, layer: int, start: int, stop: int, values: Floats) -> Floats:
+        """Return the part of ``layer``'s summary that the chunk's ``values`` determine;
+        the parts of a layer's chunks, concatenated in order, are its summary."""
+        ...
+
+
+__all__ = ["IndexedFace"]
