@@ -163,8 +163,10 @@ def plot_strategy_command(db_path: Path, position: str, output: str) -> None:
     """
     from gamedb.play.plot import check_output, plot_strategy, strategy_bars
     from gamedb.store import open_db
+    from gamedb.store.errors import refuse_own_database
 
     path = check_output(output)
+    refuse_own_database(path, db_path)
     with open_db(db_path) as db:
         bars = strategy_bars(db, position)
     click.echo(f"wrote {plot_strategy(bars, path)}")
@@ -189,8 +191,10 @@ def plot_heatmap_command(db_path: Path, x_axis: str, y_axis: str, fixed: tuple[s
     """
     from gamedb.play.plot import Axis, check_output, plot_heatmap, slice_grid
     from gamedb.store import open_db
+    from gamedb.store.errors import refuse_own_database
 
     path = check_output(output)
+    refuse_own_database(path, db_path)
     with open_db(db_path) as db:
         ranges = db.game.capabilities.axes
         grid = slice_grid(db, Axis.parse(x_axis, ranges), Axis.parse(y_axis, ranges),

@@ -33,7 +33,7 @@ from typing import Any, TextIO
 from gamedb.games import load_game
 from gamedb.games.base import LAYER_SHIFT
 from gamedb.store.database import GameDB, StoredRows, open_db
-from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError
+from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError, refuse_own_database
 
 Progress = Callable[[int, int], None]
 
@@ -173,8 +173,12 @@ def export_to_file(path: str | Path, output: str | Path, fmt: str, *,
     The rows go to a temporary file next to ``output`` that is renamed over it once
     complete, so a damaged input or an interrupted export never touches an existing
     ``output``.
+
+    Raises:
+        StoreError: ``output`` is the database ``path`` itself (under any name).
     """
     output = Path(output)
+    refuse_own_database(output, path)
     handle, temp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".part")
     try:
         with os.fdopen(handle, "w", newline="") as out:
