@@ -56,7 +56,23 @@ def _user_error_message(exc: Exception, db_path: Any) -> str | None:
     return None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The ``gamedb`` group: Ctrl-C in any command is one line and exit status 130.
+
+    Click's own handling prints ``Aborted!`` and exits 1. Commands that can say more
+    (``build``: where the work is saved) catch ``KeyboardInterrupt`` themselves first;
+    a command writing a file writes it to a temporary name, so nothing partial is left.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gamedb")
 def cli() -> None:
     """Solve simultaneous-move zero-sum games exactly and keep the strategies in SQLite."""
