@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.engine import Connection, Engine
 
 from gamedb.games import GameError, load_game
@@ -229,8 +229,18 @@ class GameDB:
             select(states.value, states.gap, states.strategy1, states.strategy2)
             .where(states.key == key)).first()
         if row is None:
-            raise NotSolved(f"position not in {self.path.name}: {text}")
+            raise NotSolved(f"position not in {self.path.name}: {text}{self._unfinished()}")
         return row
+
+    def _unfinished(self) -> str:
+        """Return the hint for a position missing from a file still being built, or ''."""
+        if self.meta.get("status", "building") == "complete":
+            return ""
+        layers = self._conn.execute(select(func.coalesce(func.sum(schema.layers.c.done), 0),
+                                           func.coalesce(func.sum(schema.layers.c.states), 0)))
+        done, states = layers.one()
+        return (f" (the build is not finished: {done:,} of {states:,} positions; run the "
+                "same build command to resume)")
 
     def _solve_stage_uncached(self, key: int) -> tuple[dict[int, float], dict[int, float]]:
         """Solve a stored position's stage game from its successors' stored values, as
