@@ -78,8 +78,8 @@ def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bo
         with progress_bar(quiet, unit, scale=not games) as on_progress:
             result = play_match(game, a, b, games=games, seed=seed, on_progress=on_progress)
     fields = vars_of(result)
-    click.echo(json.dumps(fields) if as_json else "\n".join(
-        f"{name:15} {_fmt(value)}" for name, value in fields.items()))
+    click.echo(json.dumps(fields) if as_json else "\n".join(  # text: only what applies
+        f"{name:15} {_fmt(value)}" for name, value in fields.items() if value is not None))
 
 
 @cli.command(epilog=AGENT_NAMES)
@@ -109,10 +109,14 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
     from gamedb.play.names import make_agent
     from gamedb.play.tournament import round_robin
 
+    names = [name.strip() for name in agents.split(",") if name.strip()]
+    if len(names) < 2:
+        raise click.UsageError(f"--agents needs two or more agents, got {len(names)}: "
+                               f"{', '.join(names) or '(none)'}")
     series_lengths = _lengths(lengths)
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
-        players = [make_agent(name, game, db) for name in agents.split(",")]
+        players = [make_agent(name, game, db) for name in names]
         with progress_bar(quiet, "pairings", scale=False) as on_progress:
             series = round_robin(game, players, series_lengths, seed=seed,
                                  simulate_games=simulate, on_progress=on_progress)
