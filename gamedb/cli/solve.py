@@ -86,6 +86,10 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
     from gamedb.games import load_game
     from gamedb.workers import WorkerDied
 
+    if spec.endswith(".sqlite") or Path(spec).is_file():
+        raise click.ClickException(
+            f"{spec!r} is a file, not a game spec; to resume or inspect a file, give it with "
+            f"--db: gamedb build SPEC --db {spec} (gamedb info {spec} shows its SPEC)")
     game = load_game(spec)
     if only_estimate:
         guess = estimate(game, workers=workers, values_only=values_only)

@@ -34,7 +34,8 @@ from gamedb.games.base import (
     GameError, Keys, Param,
 )
 from gamedb.games.layout import Field, KeyLayout
-from gamedb.games.text import format_cards, parse_cards, parse_fields, parse_int, require_fields
+from gamedb.games.text import (format_cards, parse_cards, parse_fields, parse_int, require_fields,
+                               with_defaults)
 
 # Widths and bias of the key's fields (``_layout``); the kernels read them too.
 _POT_BITS = 5
@@ -159,7 +160,8 @@ Example: three tricks into a 6-card game, player 1 one trick ahead
         hand2 = parse_cards(fields["hand2"], field_name="hand2", n=n)
         pot = parse_int(fields, "pot") if "pot" in fields else 0
         diff = parse_int(fields, "diff") if "diff" in fields else 0
-        _check_reachable(n, len(hand1), len(hand2), pot, diff, self.ties)
+        _check_reachable(n, len(hand1), len(hand2), pot, diff, self.ties,
+                         with_defaults(fields, pot=pot, diff=diff))
         return JujitsuState(mask_of(hand1), mask_of(hand2), pot, diff)
 
     def format_position(self, s: JujitsuState) -> str:
@@ -195,14 +197,17 @@ def _layout(n: int) -> KeyLayout:
         text=(("hand1", "hand1"), ("hand2", "hand2"), ("pot", "pot"), ("diff", "diff")))
 
 
-def _check_reachable(n: int, k1: int, k2: int, pot: int, diff: int, ties: str) -> None:
+def _check_reachable(n: int, k1: int, k2: int, pot: int, diff: int, ties: str,
+                     written: str) -> None:
+    """Refuse hands, pot and diff no play reaches (``written``: pot and diff as the
+    message shows them, defaults marked)."""
     played = n - k1
     if k1 != k2:
         raise GameError(f"hands must have the same size, got {k1} and {k2} cards")
     if pot < 0 or (ties == "discard" and pot):
         raise GameError(f"pot={pot} is impossible with ties={ties}")
     if abs(diff) + pot > played or (ties == "carry" and (played - pot - diff) % 2):
-        raise GameError(f"pot={pot} diff={diff} cannot happen after {played} tricks")
+        raise GameError(f"{written} cannot happen after {played} tricks")
 
 
 @numba.njit(cache=True)

@@ -1,0 +1,172 @@
+"""A newcomer's findings (issue 10): no command writes over the file it reads, Ctrl-C is
+exit 130 everywhere, and near-miss inputs get a hint instead of a misleading message."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gamedb.cli import cli
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    assert "Traceback" not in result.output + result.stderr
+    return result.exit_code, result.stdout, result.stderr
+
+
+def one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def j4(built, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    path = tmp_path / "j4.sqlite"
+    shutil.copy(built("jujitsu(num_cards=4)"), path)
+    return path
+
+
+def _aliases(j4: Path, kind: str, suffix: str) -> Path:
+    if kind == "same":
+        return j4
+    alias = j4.with_name(f"alias{suffix}")
+    if kind == "symlink":
+        alias.symlink_to(j4)
+    elif kind == "hard link":
+        os.link(j4, alias)
+    else:  # the same path written differently
+        alias = j4.parent / "." / j4.name
+    return alias
+
+
+@pytest.mark.parametrize("kind", ["same", "dotted", "symlink", "hard link"])
+def test_export_over_the_database_it_reads_is_refused_and_the_file_is_unchanged(
+        j4: Path, kind: str) -> None:
+    target = _aliases(j4, kind, ".sqlite")
+    before = digest(j4)
+    code, out, err = run("export", str(j4), "--output", str(target), "--quiet")
+    assert code == 1 and out == ""
+    assert "the database this command reads; choose another file" in one_line(err)
+    assert digest(j4) == before
+    assert not [p for p in j4.parent.iterdir() if p.name.endswith(".part")]
+
+
+@pytest.mark.parametrize("command", ["strategy", "heatmap"])
+def test_plot_over_the_database_it_reads_is_refused(j4: Path, command: str) -> None:
+    target = _aliases(j4, "symlink", ".png")
+    before = digest(j4)
+    args = (["plot", "strategy", str(target), "start"] if command == "strategy" else
+            ["plot", "heatmap", str(target), "--x", "pot", "--y", "diff",
+             "--fixed", "hand1=1,2", "--fixed", "hand2=3,4"])
+    code, _, err = run(*args, "-o", str(target))
+    assert code == 1 and "the database this command reads" in one_line(err)
+    assert digest(j4) == before
+
+
+def _interrupt(*args: object, **kwargs: object) -> None:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("command, module, name", [
+    (["export", "{db}", "-o", "{dir}/out.jsonl", "--quiet"], "gamedb.store.export", "exported_positions"),
+    (["export", "{db}"], "gamedb.store.export", "exported_positions"),
+    (["match", "{db}", "equilibrium", "random", "--quiet"], "gamedb.play.tournament", "play_match"),
+    (["tournament", "{db}", "--agents", "equilibrium,random", "--quiet"],
+     "gamedb.play.tournament", "round_robin"),
+    (["play", "{db}"], "gamedb.play.session", "play_session"),
+    (["verify", "{db}", "--quiet"], "gamedb.verify", "verify"),
+    (["plot", "strategy", "{db}", "start", "-o", "{dir}/s.png"], "gamedb.play.plot", "plot_strategy"),
+    (["info", "{db}"], "gamedb.store.database.GameDB", "info"),
+])
+def test_ctrl_c_in_any_command_exits_130_in_one_line_and_leaves_no_file(
+        j4: Path, monkeypatch: pytest.MonkeyPatch, command: list[str], module: str,
+        name: str) -> None:
+    import importlib
+
+    owner_name, _, attr = module.rpartition(".") if module.endswith("GameDB") else (module, "", "")
+    owner = importlib.import_module(owner_name)
+    monkeypatch.setattr(getattr(owner, attr) if attr else owner, name, _interrupt)
+    before = digest(j4)
+    code, _, err = run(*(part.format(db=j4, dir=j4.parent) for part in command))
+    assert code == 130 and one_line(err) == "interrupted"
+    assert "Aborted" not in err
+    assert sorted(p.name for p in j4.parent.iterdir()) == ["j4.sqlite"]
+    assert digest(j4) == before
+
+
+def test_show_of_an_unfinished_build_says_so(j4: Path) -> None:
+    with sqlite3.connect(j4) as conn:
+        conn.execute("DELETE FROM states WHERE layer = 4")
+        conn.execute("UPDATE layers SET done = 0, max_gap = 0 WHERE layer = 4")
+        conn.execute("""UPDATE meta SET value = '"building"' WHERE name = 'status'""")
+    code, _, err = run("show", str(j4), "start")
+    assert code == 1
+    assert one_line(err).endswith("(the build is not finished: 31 of 32 positions; run the "
+                                  "same build command to resume)")
+    code, out, _ = run("info", str(j4))
+    layer4 = next(line.split() for line in out.splitlines() if line.split()[:1] == ["4"])
+    assert code == 0 and layer4[2] == "0" and layer4[-1] == "-"
+
+
+def test_show_of_a_finished_file_gives_no_build_hint(j4: Path) -> None:
+    code, _, err = run("show", str(j4), "hand1=2,3 hand2=1,4 pot=2 diff=0")
+    assert code == 1 and one_line(err).endswith("pot=2 diff=0")
+
+
+def test_defaults_named_in_an_error_are_called_defaults(j4: Path) -> None:
+    code, _, err = run("show", str(j4), "hand1=1 hand2=2")
+    assert code == 1
+    assert "pot=0 diff=0 (defaults) cannot happen after 3 tricks" in one_line(err)
+    code, _, err = run("show", str(j4), "hand1=1 hand2=2 pot=0 diff=0")
+    assert "Error: pot=0 diff=0 cannot happen after 3 tricks" == one_line(err)
+
+
+def test_build_into_a_missing_folder_is_refused_and_creates_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "missing" / "x.sqlite"
+    code, _, err = run("build", "jujitsu(num_cards=3)", "--db", str(target), "--quiet")
+    assert code == 1
+    assert one_line(err) == f"Error: cannot write {target}: folder '{target.parent}' does not exist"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_tournament_of_one_agent_is_a_usage_error(j4: Path) -> None:
+    code, _, err = run("tournament", str(j4), "--agents", "equilibrium", "--quiet")
+    assert code == 2 and "--agents needs two or more agents, got 1: equilibrium" in err
+
+
+def test_match_text_omits_fields_that_do_not_apply_and_json_keeps_them(built) -> None:
+    oz = str(built("oshi_zumo(coins=4,size=1)"))
+    code, out, _ = run("match", oz, "bid-range-1-3", "two-else-one", "--quiet")
+    assert code == 0 and "None" not in out and "points_for" not in out
+    code, out, _ = run("match", oz, "bid-range-1-3", "two-else-one", "--quiet", "--json")
+    assert code == 0 and '"points_for": null' in out
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("Jujitsu(num_cards=4)", "unknown game 'Jujitsu'; did you mean jujitsu?"),
+    ("NIM(heaps=1-2)", "unknown game 'NIM'; did you mean nim?"),
+    ("nim(heaps=1,3,5)", "heaps are written with '-' between them, e.g. heaps=1-3-5"),
+    ("j6.sqlite", "to resume or inspect a file, give it with --db"),
+])
+def test_near_miss_specs_get_a_hint(tmp_path: Path, spec: str, message: str) -> None:
+    code, _, err = run("build", spec, "--db", str(tmp_path / "x.sqlite"), "--quiet")
+    assert code == 1 and message in one_line(err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_commas_between_position_fields_get_a_hint(j4: Path) -> None:
+    code, _, err = run("show", str(j4), "hand1=1,3,hand2=2,4,pot=0,diff=0")
+    assert code == 1
+    assert "fields are separated by spaces" in one_line(err)
