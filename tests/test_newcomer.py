@@ -170,3 +170,44 @@ def test_commas_between_position_fields_get_a_hint(j4: Path) -> None:
     code, _, err = run("show", str(j4), "hand1=1,3,hand2=2,4,pot=0,diff=0")
     assert code == 1
     assert "fields are separated by spaces" in one_line(err)
+
+
+@pytest.mark.parametrize("spec, position, message", [
+    ("jujitsu(num_cards=6)", "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0",
+     "pot=1 diff=0 cannot happen when player 1 played 2,4,6 and player 2 1,3,5: no play "
+     "reaches this position; nothing is stored"),
+    ("jujitsu(num_cards=6)", "hand1=2,3 hand2=4,5 pot=2 diff=0",
+     "pot=2 diff=0 cannot happen when player 1 played 1,4,5,6 and player 2 1,2,3,6"),
+    ("jujitsu(num_cards=5,ties=discard)", "hand1=1,2 hand2=4,5 pot=0 diff=-1",
+     "pot=0 diff=-1 cannot happen when player 1 played 3,4,5 and player 2 1,2,3"),
+])
+def test_key_refuses_a_position_no_play_reaches(spec: str, position: str, message: str) -> None:
+    code, out, err = run("key", spec, position)
+    assert code == 1 and out == "" and message in one_line(err)
+
+
+@pytest.mark.parametrize("num_cards, ties", [(4, "carry"), (5, "discard")])
+def test_jujitsu_reachability_agrees_with_the_build_on_every_parseable_position(
+        built, num_cards: int, ties: str) -> None:
+    import itertools
+
+    from gamedb.games import GameError, load_game
+    from gamedb.store import NotSolved, open_db
+
+    game = load_game(f"jujitsu(num_cards={num_cards},ties={ties})")
+    hands = [",".join(map(str, h)) or "-" for k in range(num_cards)
+             for h in itertools.combinations(range(1, num_cards + 1), k + 1)]
+    counted = {True: 0, False: 0}
+    with open_db(built(game.spec, canonical_keys=False)) as db:  # real positions
+        for h1, h2, pot, diff in itertools.product(hands, hands, range(3), range(-4, 5)):
+            try:
+                state = game.parse_position(f"hand1={h1} hand2={h2} pot={pot} diff={diff}")
+                db.probe(state)
+                stored = True
+            except GameError:
+                continue
+            except NotSolved:
+                stored = False
+            assert (game.unreachable(state) is None) == stored, (h1, h2, pot, diff)
+            counted[stored] += 1
+    assert counted[True] > 20 and counted[False] > 20

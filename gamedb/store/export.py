@@ -246,7 +246,7 @@ def key_info(spec: str, position: str) -> KeyInfo:
 
     Raises:
         GameError: bad spec or position, or one that is never stored (the game is
-            over, or a chance draw comes next).
+            over, a chance draw comes next, or the game can tell no play reaches it).
 
     >>> info = key_info("jujitsu(num_cards=8)", "hand1=2,7 hand2=4,8 pot=0 diff=-2")
     >>> info.key, info.swapped, info.stored_position
@@ -263,6 +263,9 @@ def key_info(spec: str, position: str) -> KeyInfo:
     if game.chance(state) is not None:
         raise GameError(f"{game.format_position(state)}: a chance draw comes next; "
                         "give the drawn prize (prize=...)")
+    why = game.unreachable(state)
+    if why is not None:
+        raise GameError(f"{why}: no play reaches this position; nothing is stored")
     canon, legal = game.canonical(state), game.actions(state)
     return KeyInfo(game.spec, game.format_position(state), canon.key, canon.key >> LAYER_SHIFT,
                    canon.swapped, game.format_position(game.decode(canon.key)),
