@@ -211,3 +211,18 @@ def test_jujitsu_reachability_agrees_with_the_build_on_every_parseable_position(
             assert (game.unreachable(state) is None) == stored, (h1, h2, pot, diff)
             counted[stored] += 1
     assert counted[True] > 20 and counted[False] > 20
+
+
+def test_progress_counts_are_whole_numbers_and_no_report_draws_no_bar(j4: Path) -> None:
+    import re
+
+    code, _, err = run("export", str(j4), "-o", str(j4.parent / "out.jsonl"))
+    assert code == 0 and "positions/s" in err
+    assert re.search(r" \d+/32 ", err) and not re.search(r"\d\.\d+[ /]", err), err
+    code, _, err = run("tournament", "goofspiel(num_cards=5,returns_type=point_difference)",
+                       "--agents", "level-1,level-2", "--games", "10")
+    assert code == 0 and "0 pairings" not in err  # the bar starts at the first report
+    junk = j4.with_name("junk.sqlite")
+    junk.write_bytes(b"x" * 4096)
+    code, _, err = run("build", "jujitsu(num_cards=3)", "--db", str(junk))
+    assert code == 1 and err.startswith("Error: ") and "states" not in err

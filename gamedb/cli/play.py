@@ -75,7 +75,7 @@ def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bo
         game, db = _open_game(stack, target, db_path)
         a, b = make_agent(agent1, game, db), make_agent(agent2, game, db)
         unit = "games" if games else "positions"
-        with progress_bar(quiet, unit, scale=not games) as on_progress:
+        with progress_bar(quiet, unit) as on_progress:
             result = play_match(game, a, b, games=games, seed=seed, on_progress=on_progress)
     fields = vars_of(result)
     click.echo(json.dumps(fields) if as_json else "\n".join(  # text: only what applies
@@ -117,7 +117,7 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         players = [make_agent(name, game, db) for name in names]
-        with progress_bar(quiet, "pairings", scale=False) as on_progress:
+        with progress_bar(quiet, "pairings") as on_progress:
             series = round_robin(game, players, series_lengths, seed=seed,
                                  simulate_games=simulate, on_progress=on_progress)
     click.echo(json.dumps([_series_json(s) for s in series]) if as_json
