@@ -226,3 +226,29 @@ def test_progress_counts_are_whole_numbers_and_no_report_draws_no_bar(j4: Path) 
     junk.write_bytes(b"x" * 4096)
     code, _, err = run("build", "jujitsu(num_cards=3)", "--db", str(junk))
     assert code == 1 and err.startswith("Error: ") and "states" not in err
+
+
+def test_play_prompt_mentions_quit_and_explain_shows_no_negative_zero(j4: Path) -> None:
+    result = CliRunner().invoke(cli, ["play", str(j4)], input="?\nquit\n")
+    assert result.exit_code == 0
+    assert "your card (1, 2, 3, 4; ? explains, quit ends)> " in result.stdout
+    assert "value for player 1: +0.0000" in result.stdout and "-0.0000" not in result.stdout
+
+
+def test_export_into_a_missing_folder_names_the_users_path(j4: Path) -> None:
+    target = j4.parent / "missing" / "x.jsonl"
+    code, _, err = run("export", str(j4), "--output", str(target), "--quiet")
+    assert code == 1
+    assert one_line(err) == f"Error: cannot write {target}: folder '{target.parent}' does not exist"
+
+
+@pytest.mark.parametrize("content", [b"\xff" * 4096, b"hello\n"])
+def test_a_file_that_is_not_sqlite_is_not_a_gamedb_database(tmp_path: Path, content: bytes) -> None:
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(content)
+    for args in (["info", str(junk)], ["show", str(junk), "start"], ["verify", str(junk)],
+                 ["build", "jujitsu(num_cards=3)", "--db", str(junk), "--quiet"]):
+        code, _, err = run(*args)
+        assert code == 1
+        assert one_line(err) == f"Error: {junk}: not a gamedb database (not an SQLite file)"
+    assert junk.read_bytes() == content

@@ -175,11 +175,18 @@ def export_to_file(path: str | Path, output: str | Path, fmt: str, *,
     ``output``.
 
     Raises:
-        StoreError: ``output`` is the database ``path`` itself (under any name).
+        StoreError: ``output`` is the database ``path`` itself (under any name), or
+            its folder is missing or not writable.
     """
     output = Path(output)
     refuse_own_database(output, path)
-    handle, temp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".part")
+    if not output.parent.is_dir():
+        raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} does not exist")
+    try:
+        handle, temp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.",
+                                        suffix=".part")
+    except OSError as exc:  # named by the user's path, not the temporary one
+        raise StoreError(f"cannot write {output}: {exc.strerror}") from None
     try:
         with os.fdopen(handle, "w", newline="") as out:
             count = export(path, out, fmt, on_progress=on_progress)
