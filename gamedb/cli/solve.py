@@ -86,7 +86,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
     from gamedb.games import load_game
     from gamedb.workers import WorkerDied
 
-    if spec.endswith(".sqlite") or Path(spec).is_file():
+    if spec.endswith(".sqlite") or os.path.isfile(spec):  # isfile: False for a huge name
         raise click.ClickException(
             f"{spec!r} is a file, not a game spec; to resume or inspect a file, give it with "
             f"--db: gamedb build SPEC --db {spec} (gamedb info {spec} shows its SPEC)")
