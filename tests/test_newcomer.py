@@ -252,3 +252,41 @@ def test_a_file_that_is_not_sqlite_is_not_a_gamedb_database(tmp_path: Path, cont
         assert code == 1
         assert one_line(err) == f"Error: {junk}: not a gamedb database (not an SQLite file)"
     assert junk.read_bytes() == content
+
+
+def test_ctrl_c_while_upgrade_copies_the_backup_leaves_no_backup_to_block_the_next_try(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    from gamedb.store import migrate
+
+    old = Path(__file__).resolve().parent / "assets" / "jujitsu_num_cards=4_ties=carry.schema-0001.sqlite"
+    path = tmp_path / "old.sqlite"
+    shutil.copy(old, path)
+    before = digest(path)
+    real_connect = sqlite3.connect
+
+    class HalfCopy:  # copies one table, then the user presses Ctrl-C
+        def __init__(self, conn: sqlite3.Connection):
+            self.conn = conn
+
+        def backup(self, target: sqlite3.Connection) -> None:
+            target.execute("CREATE TABLE half(x)")
+            target.commit()
+            raise KeyboardInterrupt
+
+        def close(self) -> None:
+            self.conn.close()
+
+    def connect(target: str, *args: object, **kwargs: object) -> object:
+        conn = real_connect(target, *args, **kwargs)  # type: ignore[arg-type]
+        return HalfCopy(conn) if "mode=ro" in str(target) else conn
+
+    monkeypatch.setattr(migrate, "sqlite3", types.SimpleNamespace(connect=connect))
+    code, _, err = run("upgrade", str(path))
+    assert code == 130 and one_line(err) == "interrupted"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.sqlite"]
+    assert digest(path) == before
+    monkeypatch.undo()
+    code, out, _ = run("upgrade", str(path))
+    assert code == 0 and "schema 0001 -> 0003" in out
