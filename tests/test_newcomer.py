@@ -120,9 +120,11 @@ def test_show_of_an_unfinished_build_says_so(j4: Path) -> None:
     assert code == 0 and layer4[2] == "0" and layer4[-1] == "-"
 
 
-def test_show_of_a_finished_file_gives_no_build_hint(j4: Path) -> None:
+def test_show_of_a_finished_file_says_why_a_position_is_missing(j4: Path) -> None:
     code, _, err = run("show", str(j4), "hand1=2,3 hand2=1,4 pot=2 diff=0")
-    assert code == 1 and one_line(err).endswith("pot=2 diff=0")
+    assert code == 1 and one_line(err) == (
+        f"Error: position not in j4.sqlite: hand1=2,3 hand2=1,4 pot=2 diff=0 (pot=2 diff=0 "
+        "cannot happen when player 1 played 1,4 and player 2 2,3: no play reaches it)")
 
 
 def test_defaults_named_in_an_error_are_called_defaults(j4: Path) -> None:
