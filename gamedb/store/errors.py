@@ -40,8 +40,9 @@ def refuse_own_database(output: str | os.PathLike[str], database: str | os.PathL
     except OSError:  # either does not exist: they cannot be one file
         return
     if same:
-        raise StoreError(f"cannot write {output}: it is {database}, the database this "
-                         "command reads; choose another file")
+        named = "" if str(output) == str(database) else f"{database}, "
+        raise StoreError(f"cannot write {output}: it is {named}the database this command "
+                         "reads; choose another file")
 
 
 class NotSolved(KeyError):
