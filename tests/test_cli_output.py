@@ -107,7 +107,7 @@ def test_show_names_the_tictoe_pass_apart_from_cell_0(built) -> None:  # type: i
 def test_play_offers_the_pass_by_name(built) -> None:  # type: ignore[no-untyped-def]
     db = str(built("tictoe"))
     result = CliRunner().invoke(cli, ["play", db, "--seat", "2", "--seed", "1"], input="?\npass\n")
-    assert result.exit_code == 0 and "your cell (pass; ? explains)>" in result.stdout
+    assert result.exit_code == 0 and "your cell (pass; ? explains, quit ends)>" in result.stdout
     assert "player 2 plays pass: 1.000" in result.stdout
     assert "you played pass, the equilibrium played 0" in result.stdout
 

@@ -56,7 +56,23 @@ def _user_error_message(exc: Exception, db_path: Any) -> str | None:
     return None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The ``gamedb`` group: Ctrl-C in any command is one line and exit status 130.
+
+    Click's own handling prints ``Aborted!`` and exits 1. Commands that can say more
+    (``build``: where the work is saved) catch ``KeyboardInterrupt`` themselves first;
+    a command writing a file writes it to a temporary name, so nothing partial is left.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="gamedb")
 def cli() -> None:
     """Solve simultaneous-move zero-sum games exactly and keep the strategies in SQLite."""
@@ -65,46 +81,56 @@ def cli() -> None:
 class _Bar:
     """A tqdm bar driven by the library's ``on_progress(done, total)`` callbacks.
 
-    With ``warm_up`` the clock restarts at the first report: the first chunk of a build
-    carries the one-off compilation, which would otherwise make the rate and ETA absurd.
+    The bar appears at the first report or stage (a command that reports nothing, or
+    fails first, draws none) and counts in whole numbers. With ``warm_up`` the clock
+    restarts at the first report: the first chunk of a build carries the one-off
+    compilation, which would otherwise make the rate and ETA absurd.
     """
 
-    def __init__(self, unit: str, *, scale: bool = True, warm_up: bool = False):
-        from tqdm import tqdm  # ~60 ms: only when a bar is shown
-
-        self._bar = tqdm(unit=f" {unit}", unit_scale=scale, dynamic_ncols=True, leave=False)
+    def __init__(self, unit: str, *, warm_up: bool = False):
+        self._unit = unit
+        self._bar: Any = None
         self._warming = warm_up
 
+    def _shown(self, done: int = 0, total: int | None = None) -> Any:
+        if self._bar is None:
+            from tqdm import tqdm  # ~60 ms: only when a bar is shown
+
+            self._bar = tqdm(unit=f" {self._unit}", dynamic_ncols=True, leave=False,
+                             initial=done, total=total)
+        return self._bar
+
     def __call__(self, done: int, total: int | None) -> None:
+        bar = self._shown(done, total)
         if self._warming:
             self._warming = False
-            self._bar.reset(total=total)  # rate and ETA count from here
-            self._bar.n = self._bar.last_print_n = self._bar.initial = done
-            self._bar.refresh()
+            bar.reset(total=total)  # rate and ETA count from here
+            bar.n = bar.last_print_n = bar.initial = done
+            bar.refresh()
             return
-        self._bar.total = total
-        self._bar.update(done - self._bar.n)
+        bar.total = total
+        bar.update(done - bar.n)
 
     def stage(self, text: str) -> None:
         """Show what the long command is doing now (e.g. before a total is known)."""
-        self._bar.set_description_str(text)
+        self._shown().set_description_str(text)
 
     def close(self) -> None:
-        self._bar.close()
+        """Clear the bar from the screen (before the result or an error is printed)."""
+        if self._bar is not None:
+            self._bar.close()
 
 
 @contextmanager
-def progress_bar(quiet: bool, unit: str, *, scale: bool = True,
-                 warm_up: bool = False) -> Iterator[_Bar | None]:
+def progress_bar(quiet: bool, unit: str, *, warm_up: bool = False) -> Iterator[_Bar | None]:
     """Yield a progress callback with rate and ETA on stderr (None when ``quiet``).
 
-    ``scale`` writes big counts as 1.2k, 3.4M; ``warm_up`` starts the rate and ETA at
-    the first report (see `_Bar`).
+    ``warm_up`` starts the rate and ETA at the first report (see `_Bar`).
     """
     if quiet:
         yield None
         return
-    bar = _Bar(unit, scale=scale, warm_up=warm_up)
+    bar = _Bar(unit, warm_up=warm_up)
     try:
         yield bar
     finally:

@@ -50,7 +50,7 @@ def _info_table(info: DBInfo) -> str:
                      f"{progress.layer_states:,}; {progress.rate:,.0f} states/s; "
                      f"ETA {progress.eta_seconds:,.0f} s (as of the last chunk)", ""]
     rows = [(str(x.layer), f"{x.states:,}", f"{x.done:,}", f"{x.seconds:.2f}",
-             f"{x.max_gap:.1e}") for x in info.layers]
+             f"{x.max_gap:.1e}" if x.done else "-") for x in info.layers]
     return "\n".join(head) + table(("layer", "states", "done", "seconds", "max gap"), rows)
 
 

@@ -75,11 +75,11 @@ def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bo
         game, db = _open_game(stack, target, db_path)
         a, b = make_agent(agent1, game, db), make_agent(agent2, game, db)
         unit = "games" if games else "positions"
-        with progress_bar(quiet, unit, scale=not games) as on_progress:
+        with progress_bar(quiet, unit) as on_progress:
             result = play_match(game, a, b, games=games, seed=seed, on_progress=on_progress)
     fields = vars_of(result)
-    click.echo(json.dumps(fields) if as_json else "\n".join(
-        f"{name:15} {_fmt(value)}" for name, value in fields.items()))
+    click.echo(json.dumps(fields) if as_json else "\n".join(  # text: only what applies
+        f"{name:15} {_fmt(value)}" for name, value in fields.items() if value is not None))
 
 
 @cli.command(epilog=AGENT_NAMES)
@@ -109,11 +109,15 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
     from gamedb.play.names import make_agent
     from gamedb.play.tournament import round_robin
 
+    names = [name.strip() for name in agents.split(",") if name.strip()]
+    if len(names) < 2:
+        raise click.UsageError(f"--agents needs two or more agents, got {len(names)}: "
+                               f"{', '.join(names) or '(none)'}")
     series_lengths = _lengths(lengths)
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
-        players = [make_agent(name, game, db) for name in agents.split(",")]
-        with progress_bar(quiet, "pairings", scale=False) as on_progress:
+        players = [make_agent(name, game, db) for name in names]
+        with progress_bar(quiet, "pairings") as on_progress:
             series = round_robin(game, players, series_lengths, seed=seed,
                                  simulate_games=simulate, on_progress=on_progress)
     click.echo(json.dumps([_series_json(s) for s in series]) if as_json
@@ -163,8 +167,10 @@ def plot_strategy_command(db_path: Path, position: str, output: str) -> None:
     """
     from gamedb.play.plot import check_output, plot_strategy, strategy_bars
     from gamedb.store import open_db
+    from gamedb.store.errors import refuse_own_database
 
     path = check_output(output)
+    refuse_own_database(path, db_path)
     with open_db(db_path) as db:
         bars = strategy_bars(db, position)
     click.echo(f"wrote {plot_strategy(bars, path)}")
@@ -189,8 +195,10 @@ def plot_heatmap_command(db_path: Path, x_axis: str, y_axis: str, fixed: tuple[s
     """
     from gamedb.play.plot import Axis, check_output, plot_heatmap, slice_grid
     from gamedb.store import open_db
+    from gamedb.store.errors import refuse_own_database
 
     path = check_output(output)
+    refuse_own_database(path, db_path)
     with open_db(db_path) as db:
         ranges = db.game.capabilities.axes
         grid = slice_grid(db, Axis.parse(x_axis, ranges), Axis.parse(y_axis, ranges),

@@ -86,13 +86,19 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
     from gamedb.games import load_game
     from gamedb.workers import WorkerDied
 
+    if spec.endswith(".sqlite") or os.path.isfile(spec):  # isfile: False for a huge name
+        raise click.ClickException(
+            f"{spec!r} is a file, not a game spec; to resume or inspect a file, give it with "
+            f"--db: gamedb build SPEC --db {spec} (gamedb info {spec} shows its SPEC)")
     game = load_game(spec)
     if only_estimate:
         guess = estimate(game, workers=workers, values_only=values_only)
         click.echo(json.dumps(vars_of(guess)) if as_json else _estimate_table(guess))
         return
     path = db_path or default_db_path(game.spec)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():  # a typo in a path must not make a new tree
+        raise click.ClickException(f"cannot write {path}: folder {str(path.parent)!r} "
+                                   "does not exist")
     try:
         with progress_bar(quiet, "states", warm_up=True) as on_progress:
             report = build(game, path, workers=workers, chunk_size=chunk_size,

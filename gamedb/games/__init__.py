@@ -16,6 +16,7 @@ gamedb.games.base.GameError: unknown game 'chess'; known games: goofspiel, jujit
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 from typing import Any
 
 from gamedb.games.base import Game, GameError, Param, format_spec
@@ -28,7 +29,7 @@ from gamedb.games.tictoe import Tictoe
 
 GAMES: dict[str, type[Game[Any]]] = {cls.name: cls for cls in (Jujitsu, Goofspiel, OshiZumo, Nim, Tictoe)}
 
-_SPEC = re.compile(r"^\s*([a-z_]+)\s*(?:\((.*)\))?\s*$")
+_SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$")
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -42,13 +43,15 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         raise GameError(f"malformed game spec {spec!r}: expected name(param=value,...)")
     name, body = match.group(1), match.group(2) or ""
     if name not in GAMES:
-        raise GameError(f"unknown game {name!r}; known games: {', '.join(sorted(GAMES))}")
+        raise GameError(_unknown_game(name))
     params: dict[str, Param] = {p.name: p for p in GAMES[name].params}
     values: dict[str, Any] = {}
+    key = ""
     for part in filter(None, (p.strip() for p in body.split(","))):
-        key, eq, raw = (s.strip() for s in part.partition("="))
+        previous, (key, eq, raw) = key, (s.strip() for s in part.partition("="))
         if not eq or not raw:
-            raise GameError(f"malformed parameter {part!r} in {spec!r}: expected name=value")
+            raise GameError(f"malformed parameter {part!r} in {spec!r}: expected name=value"
+                            + _list_hint(params.get(previous), previous, body))
         if key not in params:
             raise GameError(
                 f"unknown parameter {key!r} for {name}; known: {', '.join(sorted(params))}"
@@ -59,6 +62,24 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     for param in params.values():
         values.setdefault(param.name, param.default)
     return name, dict(sorted(values.items()))
+
+
+def _unknown_game(name: str) -> str:
+    """The message for an unknown family, with the family it differs from only in case."""
+    close = [known for known in GAMES if known == name.lower()]
+    hint = f"did you mean {close[0]}?" if close else f"known games: {', '.join(sorted(GAMES))}"
+    return f"unknown game {name!r}; {hint}"
+
+
+def _list_hint(param: Param | None, name: str, body: str) -> str:
+    """A hint for a list parameter written with commas (``heaps=1,3,5``), else ''."""
+    if param is None or "-" not in str(param.default):
+        return ""
+    parts = [p.strip() for p in body.split(",")]
+    start = next(i for i, p in enumerate(parts) if p.partition("=")[0].strip() == name)
+    items = [parts[start].partition("=")[2].strip()]
+    items += takewhile(lambda p: "=" not in p, parts[start + 1:])
+    return f"; {name} are written with '-' between them, e.g. {name}={'-'.join(items)}"
 
 
 def load_game(spec: str, *, canonical_keys: bool = True) -> Game[Any]:

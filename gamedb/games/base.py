@@ -282,6 +282,11 @@ class Game(Generic[S]):
         """Return the successors of keys sharing one layer (default: the reference face)."""
         return reference_expand(self, keys)
 
+    def unreachable(self, s: S) -> str | None:
+        """Return why no play from the start reaches ``s`` (a position ``parse_position``
+        accepts), or None: reachable, or not decided cheaply (default)."""
+        return None
+
     def indexed_face(self) -> IndexedFace | None:
         """Return a perfect index per layer with stage games from flat arrays
         (``games.indexed``), or None (default: keys are enumerated, ``expand`` solves)."""

@@ -43,7 +43,8 @@ from gamedb.games.base import (
 )
 from gamedb.games.indexed import IndexedFace
 from gamedb.games.layout import Constant, Field, KeyLayout, Ternary
-from gamedb.games.text import format_cards, parse_cards, parse_fields, parse_int, require_fields
+from gamedb.games.text import (format_cards, parse_cards, parse_fields, parse_int, require_fields,
+                               with_defaults)
 
 _ORDERS = ("random", "descending", "ascending")
 #: Measured build costs per position (docs/estimate.md: 8 cards win/loss, 10 point difference).
@@ -232,7 +233,8 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
         prize = parse_int(fields, "prize") if "prize" in fields else 0
         pot = parse_int(fields, "pot") if "pot" in fields else 0
         diff = parse_int(fields, "diff") if "diff" in fields else 0
-        self._check_reachable(len(h1), len(h2), prizes, prize, pot, diff)
+        self._check_reachable(len(h1), len(h2), prizes, prize, pot, diff,
+                              with_defaults(fields, pot=pot, diff=diff))
         state = GoofspielState(mask_of(h1), mask_of(h2), mask_of(prizes), prize, pot, diff)
         if not prize and h1 and self.points_order != "random" and self.value(state) is None:
             return self._reveal(state.hand1, state.hand2, state.prizes, pot, diff)[0][1]
@@ -248,7 +250,7 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
         return text + (f" diff={s.diff}" if self.returns_type == "win_loss" or s.diff else "")
 
     def _check_reachable(self, k1: int, k2: int, prizes: tuple[int, ...], prize: int,
-                         pot: int, diff: int) -> None:
+                         pot: int, diff: int, written: str) -> None:
         n = self.num_cards
         if k1 != k2:
             raise GameError(f"hands must have the same size, got {k1} and {k2} cards")
@@ -266,7 +268,7 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
                             f"with points_order={self.points_order}")
         played = n * (n + 1) // 2 - sum(left)
         if pot < 0 or (self.ties == "discard" and pot) or abs(diff) + pot > played:
-            raise GameError(f"pot={pot} diff={diff} cannot happen after {played} points "
+            raise GameError(f"{written} cannot happen after {played} points "
                             f"were played with ties={self.ties}")
 
     # -- layer face ------------------------------------------------------------------

@@ -34,7 +34,8 @@ from gamedb.games.base import (
     GameError, Keys, Param,
 )
 from gamedb.games.layout import Field, KeyLayout
-from gamedb.games.text import format_cards, parse_cards, parse_fields, parse_int, require_fields
+from gamedb.games.text import (format_cards, parse_cards, parse_fields, parse_int, require_fields,
+                               with_defaults)
 
 # Widths and bias of the key's fields (``_layout``); the kernels read them too.
 _POT_BITS = 5
@@ -159,8 +160,35 @@ Example: three tricks into a 6-card game, player 1 one trick ahead
         hand2 = parse_cards(fields["hand2"], field_name="hand2", n=n)
         pot = parse_int(fields, "pot") if "pot" in fields else 0
         diff = parse_int(fields, "diff") if "diff" in fields else 0
-        _check_reachable(n, len(hand1), len(hand2), pot, diff, self.ties)
+        _check_reachable(n, len(hand1), len(hand2), pot, diff, self.ties,
+                         with_defaults(fields, pot=pot, diff=diff))
         return JujitsuState(mask_of(hand1), mask_of(hand2), pot, diff)
+
+    def unreachable(self, s: JujitsuState) -> str | None:
+        """Return why no order of the played cards leads to ``s``, or None.
+
+        The played cards are paired in some order; each pairing has a count of tricks
+        won, lost and tied (``_trick_counts``), and any order of those tricks is
+        possible, so ``s`` is reachable exactly when one count can leave its pot and diff.
+        """
+        played = full(self.num_cards)
+        mine, theirs = list(cards(played & ~s.hand1)), list(cards(played & ~s.hand2))
+        if any(self._leaves(w, len(mine) - w - t, t, s.pot, s.diff)
+               for w, t in _trick_counts(mine, theirs)):
+            return None
+        return (f"pot={s.pot} diff={s.diff} cannot happen when player 1 played "
+                f"{format_cards(mine)} and player 2 {format_cards(theirs)}")
+
+    def _leaves(self, won: int, lost: int, tied: int, pot: int, diff: int) -> bool:
+        """Whether some order of these tricks ends with ``pot`` and ``diff``."""
+        if self.ties == "discard":
+            return pot == 0 and diff == won - lost
+        absorbed = tied - pot  # ties carried into a later decisive trick
+        if absorbed < 0 or (absorbed and not won + lost):
+            return False
+        low = -absorbed if lost else 0  # all absorbed ties lost, or won
+        high = absorbed if won else 0
+        return low <= diff - (won - lost) <= high and (diff - won + lost + absorbed) % 2 == 0
 
     def format_position(self, s: JujitsuState) -> str:
         """Write a position the way ``parse_position`` reads it."""
@@ -179,6 +207,35 @@ Example: three tricks into a 6-card game, player 1 one trick ahead
         return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
 
 
+def _trick_counts(mine: list[int], theirs: list[int]) -> set[tuple[int, int]]:
+    """Return every (tricks won, tricks tied) of player 1 over the pairings of two
+    equally long lists of played cards.
+
+    Cards are visited by value; a card waits for a higher one of the other player (a
+    trick it loses), or takes a waiting lower one (a trick it wins), or ties its equal.
+
+    >>> sorted(_trick_counts([2, 4], [1, 3]))
+    [(1, 0), (2, 0)]
+    """
+    states = {(0, 0, 0, 0)}  # waiting cards of player 1, of player 2, won, tied
+    for card in range(1, max(mine + theirs, default=0) + 1):
+        has1, has2 = card in mine, card in theirs
+        if has1 or has2:
+            states = {new for state in states for new in _visit(state, has1, has2)}
+    return {(won, tied) for wait1, wait2, won, tied in states if not wait1 and not wait2}
+
+
+def _visit(state: tuple[int, int, int, int], has1: bool,
+           has2: bool) -> list[tuple[int, int, int, int]]:
+    """The states after the played cards of one value (see ``_trick_counts``)."""
+    wait1, wait2, won, tied = state
+    moves1 = [(1, 0, 0)] + ([(0, -1, 1)] if wait2 else []) if has1 else [(0, 0, 0)]
+    moves2 = [(0, 1)] + ([(-1, 0)] if wait1 else []) if has2 else [(0, 0)]
+    after = [(wait1 + a1 + b1, wait2 + a2 + b2, won + w, tied)
+             for a1, a2, w in moves1 for b1, b2 in moves2]
+    return after + ([(wait1, wait2, won, tied + 1)] if has1 and has2 else [])
+
+
 def _tricks_at_stake(s: JujitsuState) -> int:
     return 1 + s.pot
 
@@ -195,14 +252,17 @@ def _layout(n: int) -> KeyLayout:
         text=(("hand1", "hand1"), ("hand2", "hand2"), ("pot", "pot"), ("diff", "diff")))
 
 
-def _check_reachable(n: int, k1: int, k2: int, pot: int, diff: int, ties: str) -> None:
+def _check_reachable(n: int, k1: int, k2: int, pot: int, diff: int, ties: str,
+                     written: str) -> None:
+    """Refuse hands, pot and diff no play reaches (``written``: pot and diff as the
+    message shows them, defaults marked)."""
     played = n - k1
     if k1 != k2:
         raise GameError(f"hands must have the same size, got {k1} and {k2} cards")
     if pot < 0 or (ties == "discard" and pot):
         raise GameError(f"pot={pot} is impossible with ties={ties}")
     if abs(diff) + pot > played or (ties == "carry" and (played - pot - diff) % 2):
-        raise GameError(f"pot={pot} diff={diff} cannot happen after {played} tricks")
+        raise GameError(f"{written} cannot happen after {played} tricks")
 
 
 @numba.njit(cache=True)

@@ -88,6 +88,9 @@ class RawKeys(Game[S]):
     def format_position(self, s: S) -> str:
         return self.game.format_position(s)
 
+    def unreachable(self, s: S) -> str | None:
+        return self.game.unreachable(s)
+
     def expand(self, keys: Keys) -> Expansion:
         """Return the successors from the reference face."""
         return reference_expand(self, keys)

@@ -18,6 +18,9 @@ def parse_fields(text: str) -> dict[str, str]:
         name, eq, value = token.partition("=")
         if not eq or not name or not value:
             raise GameError(f"malformed field {token!r}: expected name=value")
+        if "=" in value:
+            raise GameError(f"malformed field {shown(token)}: fields are separated by "
+                            "spaces, not commas (e.g. 'hand1=1,3 hand2=2,4')")
         if name in fields:
             raise GameError(f"field {name!r} given twice")
         fields[name] = value
@@ -62,9 +65,25 @@ def require_fields(fields: Mapping[str, str], required: Sequence[str], optional:
         raise GameError(f"position is missing {', '.join(missing)}")
 
 
+def with_defaults(fields: Mapping[str, str], **values: int) -> str:
+    """Write ``name=value`` pairs for a message, marking those the text left out.
+
+    >>> with_defaults({}, pot=0, diff=0), with_defaults({"pot": "1"}, pot=1, diff=0)
+    ('pot=0 diff=0 (defaults)', 'pot=1 diff=0 (diff by default)')
+    """
+    text = " ".join(f"{name}={value}" for name, value in values.items())
+    left_out = [name for name in values if name not in fields]
+    if not left_out:
+        return text
+    if len(left_out) == len(values):
+        return f"{text} ({'defaults' if len(values) > 1 else 'default'})"
+    return f"{text} ({', '.join(left_out)} by default)"
+
+
 def parse_int(fields: Mapping[str, str], name: str) -> int:
     """Read an integer field."""
     return parse_integer(fields[name], f"{name} must be an integer")
 
 
-__all__ = ["format_cards", "parse_cards", "parse_fields", "parse_int", "require_fields"]
+__all__ = ["format_cards", "parse_cards", "parse_fields", "parse_int", "require_fields",
+           "with_defaults"]

@@ -74,7 +74,7 @@ def _ask(game: Any, state: Any, seat: int, read: Read, write: Write, eq: Equilib
     typed = {str(a): a for a in legal} | {name: a for a, name in legal.items()}
     noun, names = game.action_noun, ", ".join(legal.values())
     while True:
-        line = read(f"your {noun} ({names}; ? explains)> ")
+        line = read(f"your {noun} ({names}; ? explains, quit ends)> ")
         if line is None or line.strip() in ("quit", "q", "exit"):
             return None
         text = line.strip()
@@ -92,7 +92,7 @@ def explain(eq: Equilibrium, state: Any, label: str = "now") -> str:
     """Describe both equilibrium strategies and the value at a decision state."""
     game = eq.game
     lines = [f"equilibrium at {label}: {game.format_position(state)}",
-             f"  value for player 1: {eq.value(state):+.4f}"]
+             f"  value for player 1: {round(eq.value(state), 4) + 0.0:+.4f}"]  # no -0.0000
     for player, strategy in zip((1, 2), eq.strategies(state)):
         mix = ", ".join(f"{game.action_name(state, player, a)}: {p:.3f}"
                         for a, p in sorted(strategy.items()))

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.engine import Connection, Engine
 
 from gamedb.games import GameError, load_game
@@ -163,7 +163,7 @@ class GameDB:
         if self.game.value(state) is not None or self.game.chance(state) is not None:
             return Entry(text, self.value(state))
         canon = self.game.canonical(state)
-        row = self._row(canon.key, text)
+        row = self._row(canon.key, text, state)
         where = f"position {text} (key {canon.key})"
         stored_value, gap, stored = self.checked_row(where, *row)
         if row.strategy1 is None:  # a values-only file
@@ -219,18 +219,30 @@ class GameDB:
             return sum(p * self.value(child) for p, child in draws)
         canon = self.game.canonical(state)
         text = self.game.format_position(state)
-        row = self._row(canon.key, text)
+        row = self._row(canon.key, text, state)
         self._check_number(f"position {text} (key {canon.key})", "value", row.value)
         return canon.sign * float(row.value) + canon.offset + 0.0
 
-    def _row(self, key: int, text: str) -> Any:
+    def _row(self, key: int, text: str, state: Any) -> Any:
         states = schema.states.c
         row = self._conn.execute(
             select(states.value, states.gap, states.strategy1, states.strategy2)
             .where(states.key == key)).first()
         if row is None:
-            raise NotSolved(f"position not in {self.path.name}: {text}")
+            raise NotSolved(f"position not in {self.path.name}: {text}{self._why_missing(state)}")
         return row
+
+    def _why_missing(self, state: Any) -> str:
+        """Return why a position is missing: the build is unfinished, or (when the game
+        can tell) no play reaches it; '' when neither is known."""
+        if self.meta.get("status", "building") == "complete":
+            why = self.game.unreachable(state)
+            return f" ({why}: no play reaches it)" if why else ""
+        layers = self._conn.execute(select(func.coalesce(func.sum(schema.layers.c.done), 0),
+                                           func.coalesce(func.sum(schema.layers.c.states), 0)))
+        done, states = layers.one()
+        return (f" (the build is not finished: {done:,} of {states:,} positions; run the "
+                "same build command to resume)")
 
     def _solve_stage_uncached(self, key: int) -> tuple[dict[int, float], dict[int, float]]:
         """Solve a stored position's stage game from its successors' stored values, as

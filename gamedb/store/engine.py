@@ -57,7 +57,9 @@ def read_meta(conn: Connection, path: Path) -> dict[str, Any]:
     try:
         rows = conn.execute(select(schema.meta.c.name, schema.meta.c.value)).all()
     except (OperationalError, DatabaseError) as exc:
-        reason = "not a gamedb database" if "no such table" in str(exc) else str(exc.orig)
+        reason = ("not a gamedb database" if "no such table" in str(exc) else
+                  "not a gamedb database (not an SQLite file)"
+                  if "file is not a database" in str(exc) else str(exc.orig))
         raise NotAGameDB(f"{path}: {reason}") from None
     meta = {str(name): _meta_value(path, name, value) for name, value in rows}
     if "spec" not in meta:

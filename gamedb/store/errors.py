@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 
 from sqlalchemy.exc import DatabaseError as _SQLAlchemyDatabaseError
@@ -29,6 +30,19 @@ class DamagedFile(StoreError):
 
 class DiskFull(StoreError):
     """The disk filled up during a build; what was committed is kept and resumable."""
+
+
+def refuse_own_database(output: str | os.PathLike[str], database: str | os.PathLike[str]) -> None:
+    """Raise ``StoreError`` when ``output`` is the file ``database`` (any name of it:
+    the same path written otherwise, a symbolic or a hard link)."""
+    try:
+        same = os.path.samefile(output, database)
+    except OSError:  # either does not exist: they cannot be one file
+        return
+    if same:
+        named = "" if str(output) == str(database) else f"{database}, "
+        raise StoreError(f"cannot write {output}: it is {named}the database this command "
+                         "reads; choose another file")
 
 
 class NotSolved(KeyError):

@@ -33,7 +33,7 @@ from typing import Any, TextIO
 from gamedb.games import load_game
 from gamedb.games.base import LAYER_SHIFT
 from gamedb.store.database import GameDB, StoredRows, open_db
-from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError
+from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError, refuse_own_database
 
 Progress = Callable[[int, int], None]
 
@@ -173,9 +173,20 @@ def export_to_file(path: str | Path, output: str | Path, fmt: str, *,
     The rows go to a temporary file next to ``output`` that is renamed over it once
     complete, so a damaged input or an interrupted export never touches an existing
     ``output``.
+
+    Raises:
+        StoreError: ``output`` is the database ``path`` itself (under any name), or
+            its folder is missing or not writable.
     """
     output = Path(output)
-    handle, temp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.", suffix=".part")
+    refuse_own_database(output, path)
+    if not output.parent.is_dir():
+        raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} does not exist")
+    try:
+        handle, temp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.",
+                                        suffix=".part")
+    except OSError as exc:  # named by the user's path, not the temporary one
+        raise StoreError(f"cannot write {output}: {exc.strerror}") from None
     try:
         with os.fdopen(handle, "w", newline="") as out:
             count = export(path, out, fmt, on_progress=on_progress)
@@ -242,7 +253,7 @@ def key_info(spec: str, position: str) -> KeyInfo:
 
     Raises:
         GameError: bad spec or position, or one that is never stored (the game is
-            over, or a chance draw comes next).
+            over, a chance draw comes next, or the game can tell no play reaches it).
 
     >>> info = key_info("jujitsu(num_cards=8)", "hand1=2,7 hand2=4,8 pot=0 diff=-2")
     >>> info.key, info.swapped, info.stored_position
@@ -259,6 +270,9 @@ def key_info(spec: str, position: str) -> KeyInfo:
     if game.chance(state) is not None:
         raise GameError(f"{game.format_position(state)}: a chance draw comes next; "
                         "give the drawn prize (prize=...)")
+    why = game.unreachable(state)
+    if why is not None:
+        raise GameError(f"{why}: no play reaches this position; nothing is stored")
     canon, legal = game.canonical(state), game.actions(state)
     return KeyInfo(game.spec, game.format_position(state), canon.key, canon.key >> LAYER_SHIFT,
                    canon.swapped, game.format_position(game.decode(canon.key)),

@@ -184,13 +184,24 @@ def _checked_revision(path: Path) -> str | None:
 
 
 def _copy_database(path: Path, target: Path) -> None:
-    """Copy a database with SQLite's backup API (consistent even with a WAL file)."""
+    """Copy a database with SQLite's backup API (consistent even with a WAL file).
+
+    The copy is made under a temporary name and renamed when whole: an interrupted copy
+    leaves nothing that would block the next try.
+    """
+    partial = target.with_name(f".{target.name}.part")
     source = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
-    copy = sqlite3.connect(target)
     try:
-        source.backup(copy)
+        copy = sqlite3.connect(partial)
+        try:
+            source.backup(copy)
+        finally:
+            copy.close()
+        partial.replace(target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     finally:
-        copy.close()
         source.close()
 
 

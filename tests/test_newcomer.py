@@ -1,0 +1,294 @@
+"""A newcomer's findings (issue 10): no command writes over the file it reads, Ctrl-C is
+exit 130 everywhere, and near-miss inputs get a hint instead of a misleading message."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gamedb.cli import cli
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    assert "Traceback" not in result.output + result.stderr
+    return result.exit_code, result.stdout, result.stderr
+
+
+def one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def j4(built, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    path = tmp_path / "j4.sqlite"
+    shutil.copy(built("jujitsu(num_cards=4)"), path)
+    return path
+
+
+def _aliases(j4: Path, kind: str, suffix: str) -> Path:
+    if kind == "same":
+        return j4
+    alias = j4.with_name(f"alias{suffix}")
+    if kind == "symlink":
+        alias.symlink_to(j4)
+    elif kind == "hard link":
+        os.link(j4, alias)
+    else:  # the same path written differently
+        alias = j4.parent / "." / j4.name
+    return alias
+
+
+@pytest.mark.parametrize("kind", ["same", "dotted", "symlink", "hard link"])
+def test_export_over_the_database_it_reads_is_refused_and_the_file_is_unchanged(
+        j4: Path, kind: str) -> None:
+    target = _aliases(j4, kind, ".sqlite")
+    before = digest(j4)
+    code, out, err = run("export", str(j4), "--output", str(target), "--quiet")
+    assert code == 1 and out == ""
+    assert "the database this command reads; choose another file" in one_line(err)
+    assert digest(j4) == before
+    assert not [p for p in j4.parent.iterdir() if p.name.endswith(".part")]
+
+
+@pytest.mark.parametrize("command", ["strategy", "heatmap"])
+def test_plot_over_the_database_it_reads_is_refused(j4: Path, command: str) -> None:
+    target = _aliases(j4, "symlink", ".png")
+    before = digest(j4)
+    args = (["plot", "strategy", str(target), "start"] if command == "strategy" else
+            ["plot", "heatmap", str(target), "--x", "pot", "--y", "diff",
+             "--fixed", "hand1=1,2", "--fixed", "hand2=3,4"])
+    code, _, err = run(*args, "-o", str(target))
+    assert code == 1 and "the database this command reads" in one_line(err)
+    assert digest(j4) == before
+
+
+def _interrupt(*args: object, **kwargs: object) -> None:
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("command, module, name", [
+    (["export", "{db}", "-o", "{dir}/out.jsonl", "--quiet"], "gamedb.store.export", "exported_positions"),
+    (["export", "{db}"], "gamedb.store.export", "exported_positions"),
+    (["match", "{db}", "equilibrium", "random", "--quiet"], "gamedb.play.tournament", "play_match"),
+    (["tournament", "{db}", "--agents", "equilibrium,random", "--quiet"],
+     "gamedb.play.tournament", "round_robin"),
+    (["play", "{db}"], "gamedb.play.session", "play_session"),
+    (["verify", "{db}", "--quiet"], "gamedb.verify", "verify"),
+    (["plot", "strategy", "{db}", "start", "-o", "{dir}/s.png"], "gamedb.play.plot", "plot_strategy"),
+    (["info", "{db}"], "gamedb.store.database.GameDB", "info"),
+])
+def test_ctrl_c_in_any_command_exits_130_in_one_line_and_leaves_no_file(
+        j4: Path, monkeypatch: pytest.MonkeyPatch, command: list[str], module: str,
+        name: str) -> None:
+    import importlib
+
+    owner_name, _, attr = module.rpartition(".") if module.endswith("GameDB") else (module, "", "")
+    owner = importlib.import_module(owner_name)
+    monkeypatch.setattr(getattr(owner, attr) if attr else owner, name, _interrupt)
+    before = digest(j4)
+    code, _, err = run(*(part.format(db=j4, dir=j4.parent) for part in command))
+    assert code == 130 and one_line(err) == "interrupted"
+    assert "Aborted" not in err
+    assert sorted(p.name for p in j4.parent.iterdir()) == ["j4.sqlite"]
+    assert digest(j4) == before
+
+
+def test_show_of_an_unfinished_build_says_so(j4: Path) -> None:
+    with sqlite3.connect(j4) as conn:
+        conn.execute("DELETE FROM states WHERE layer = 4")
+        conn.execute("UPDATE layers SET done = 0, max_gap = 0 WHERE layer = 4")
+        conn.execute("""UPDATE meta SET value = '"building"' WHERE name = 'status'""")
+    code, _, err = run("show", str(j4), "start")
+    assert code == 1
+    assert one_line(err).endswith("(the build is not finished: 31 of 32 positions; run the "
+                                  "same build command to resume)")
+    code, out, _ = run("info", str(j4))
+    layer4 = next(line.split() for line in out.splitlines() if line.split()[:1] == ["4"])
+    assert code == 0 and layer4[2] == "0" and layer4[-1] == "-"
+
+
+def test_show_of_a_finished_file_says_why_a_position_is_missing(j4: Path) -> None:
+    code, _, err = run("show", str(j4), "hand1=2,3 hand2=1,4 pot=2 diff=0")
+    assert code == 1 and one_line(err) == (
+        f"Error: position not in j4.sqlite: hand1=2,3 hand2=1,4 pot=2 diff=0 (pot=2 diff=0 "
+        "cannot happen when player 1 played 1,4 and player 2 2,3: no play reaches it)")
+
+
+def test_defaults_named_in_an_error_are_called_defaults(j4: Path) -> None:
+    code, _, err = run("show", str(j4), "hand1=1 hand2=2")
+    assert code == 1
+    assert "pot=0 diff=0 (defaults) cannot happen after 3 tricks" in one_line(err)
+    code, _, err = run("show", str(j4), "hand1=1 hand2=2 pot=0 diff=0")
+    assert "Error: pot=0 diff=0 cannot happen after 3 tricks" == one_line(err)
+
+
+def test_build_into_a_missing_folder_is_refused_and_creates_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "missing" / "x.sqlite"
+    code, _, err = run("build", "jujitsu(num_cards=3)", "--db", str(target), "--quiet")
+    assert code == 1
+    assert one_line(err) == f"Error: cannot write {target}: folder '{target.parent}' does not exist"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_tournament_of_one_agent_is_a_usage_error(j4: Path) -> None:
+    code, _, err = run("tournament", str(j4), "--agents", "equilibrium", "--quiet")
+    assert code == 2 and "--agents needs two or more agents, got 1: equilibrium" in err
+
+
+def test_match_text_omits_fields_that_do_not_apply_and_json_keeps_them(built) -> None:
+    oz = str(built("oshi_zumo(coins=4,size=1)"))
+    code, out, _ = run("match", oz, "bid-range-1-3", "two-else-one", "--quiet")
+    assert code == 0 and "None" not in out and "points_for" not in out
+    code, out, _ = run("match", oz, "bid-range-1-3", "two-else-one", "--quiet", "--json")
+    assert code == 0 and '"points_for": null' in out
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("Jujitsu(num_cards=4)", "unknown game 'Jujitsu'; did you mean jujitsu?"),
+    ("NIM(heaps=1-2)", "unknown game 'NIM'; did you mean nim?"),
+    ("nim(heaps=1,3,5)", "heaps are written with '-' between them, e.g. heaps=1-3-5"),
+    ("j6.sqlite", "to resume or inspect a file, give it with --db"),
+])
+def test_near_miss_specs_get_a_hint(tmp_path: Path, spec: str, message: str) -> None:
+    code, _, err = run("build", spec, "--db", str(tmp_path / "x.sqlite"), "--quiet")
+    assert code == 1 and message in one_line(err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_commas_between_position_fields_get_a_hint(j4: Path) -> None:
+    code, _, err = run("show", str(j4), "hand1=1,3,hand2=2,4,pot=0,diff=0")
+    assert code == 1
+    assert "fields are separated by spaces" in one_line(err)
+
+
+@pytest.mark.parametrize("spec, position, message", [
+    ("jujitsu(num_cards=6)", "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0",
+     "pot=1 diff=0 cannot happen when player 1 played 2,4,6 and player 2 1,3,5: no play "
+     "reaches this position; nothing is stored"),
+    ("jujitsu(num_cards=6)", "hand1=2,3 hand2=4,5 pot=2 diff=0",
+     "pot=2 diff=0 cannot happen when player 1 played 1,4,5,6 and player 2 1,2,3,6"),
+    ("jujitsu(num_cards=5,ties=discard)", "hand1=1,2 hand2=4,5 pot=0 diff=-1",
+     "pot=0 diff=-1 cannot happen when player 1 played 3,4,5 and player 2 1,2,3"),
+])
+def test_key_refuses_a_position_no_play_reaches(spec: str, position: str, message: str) -> None:
+    code, out, err = run("key", spec, position)
+    assert code == 1 and out == "" and message in one_line(err)
+
+
+@pytest.mark.parametrize("num_cards, ties", [(4, "carry"), (5, "discard")])
+def test_jujitsu_reachability_agrees_with_the_build_on_every_parseable_position(
+        built, num_cards: int, ties: str) -> None:
+    import itertools
+
+    from gamedb.games import GameError, load_game
+    from gamedb.store import NotSolved, open_db
+
+    game = load_game(f"jujitsu(num_cards={num_cards},ties={ties})")
+    hands = [",".join(map(str, h)) or "-" for k in range(num_cards)
+             for h in itertools.combinations(range(1, num_cards + 1), k + 1)]
+    counted = {True: 0, False: 0}
+    with open_db(built(game.spec, canonical_keys=False)) as db:  # real positions
+        for h1, h2, pot, diff in itertools.product(hands, hands, range(3), range(-4, 5)):
+            try:
+                state = game.parse_position(f"hand1={h1} hand2={h2} pot={pot} diff={diff}")
+                db.probe(state)
+                stored = True
+            except GameError:
+                continue
+            except NotSolved:
+                stored = False
+            assert (game.unreachable(state) is None) == stored, (h1, h2, pot, diff)
+            counted[stored] += 1
+    assert counted[True] > 20 and counted[False] > 20
+
+
+def test_progress_counts_are_whole_numbers_and_no_report_draws_no_bar(j4: Path) -> None:
+    import re
+
+    code, _, err = run("export", str(j4), "-o", str(j4.parent / "out.jsonl"))
+    assert code == 0 and "positions/s" in err
+    assert re.search(r" \d+/32 ", err) and not re.search(r"\d\.\d+[ /]", err), err
+    code, _, err = run("tournament", "goofspiel(num_cards=5,returns_type=point_difference)",
+                       "--agents", "level-1,level-2", "--games", "10")
+    assert code == 0 and "0 pairings" not in err  # the bar starts at the first report
+    junk = j4.with_name("junk.sqlite")
+    junk.write_bytes(b"x" * 4096)
+    code, _, err = run("build", "jujitsu(num_cards=3)", "--db", str(junk))
+    assert code == 1 and err.startswith("Error: ") and "states" not in err
+
+
+def test_play_prompt_mentions_quit_and_explain_shows_no_negative_zero(j4: Path) -> None:
+    result = CliRunner().invoke(cli, ["play", str(j4)], input="?\nquit\n")
+    assert result.exit_code == 0
+    assert "your card (1, 2, 3, 4; ? explains, quit ends)> " in result.stdout
+    assert "value for player 1: +0.0000" in result.stdout and "-0.0000" not in result.stdout
+
+
+def test_export_into_a_missing_folder_names_the_users_path(j4: Path) -> None:
+    target = j4.parent / "missing" / "x.jsonl"
+    code, _, err = run("export", str(j4), "--output", str(target), "--quiet")
+    assert code == 1
+    assert one_line(err) == f"Error: cannot write {target}: folder '{target.parent}' does not exist"
+
+
+@pytest.mark.parametrize("content", [b"\xff" * 4096, b"hello\n"])
+def test_a_file_that_is_not_sqlite_is_not_a_gamedb_database(tmp_path: Path, content: bytes) -> None:
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(content)
+    for args in (["info", str(junk)], ["show", str(junk), "start"], ["verify", str(junk)],
+                 ["build", "jujitsu(num_cards=3)", "--db", str(junk), "--quiet"]):
+        code, _, err = run(*args)
+        assert code == 1
+        assert one_line(err) == f"Error: {junk}: not a gamedb database (not an SQLite file)"
+    assert junk.read_bytes() == content
+
+
+def test_ctrl_c_while_upgrade_copies_the_backup_leaves_no_backup_to_block_the_next_try(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    from gamedb.store import migrate
+
+    old = Path(__file__).resolve().parent / "assets" / "jujitsu_num_cards=4_ties=carry.schema-0001.sqlite"
+    path = tmp_path / "old.sqlite"
+    shutil.copy(old, path)
+    before = digest(path)
+    real_connect = sqlite3.connect
+
+    class HalfCopy:  # copies one table, then the user presses Ctrl-C
+        def __init__(self, conn: sqlite3.Connection):
+            self.conn = conn
+
+        def backup(self, target: sqlite3.Connection) -> None:
+            target.execute("CREATE TABLE half(x)")
+            target.commit()
+            raise KeyboardInterrupt
+
+        def close(self) -> None:
+            self.conn.close()
+
+    def connect(target: str, *args: object, **kwargs: object) -> object:
+        conn = real_connect(target, *args, **kwargs)  # type: ignore[arg-type]
+        return HalfCopy(conn) if "mode=ro" in str(target) else conn
+
+    monkeypatch.setattr(migrate, "sqlite3", types.SimpleNamespace(connect=connect))
+    code, _, err = run("upgrade", str(path))
+    assert code == 130 and one_line(err) == "interrupted"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.sqlite"]
+    assert digest(path) == before
+    monkeypatch.undo()
+    code, out, _ = run("upgrade", str(path))
+    assert code == 0 and "schema 0001 -> 0003" in out
