@@ -65,14 +65,25 @@ class Workers(Generic[T, R]):
     def _start(self, parent: int) -> None:
         """Fork one worker, joined to this process by a pipe."""
         mine, theirs = multiprocessing.Pipe()
-        pid = os.fork()
+        # SIGINT is blocked across the fork: a Ctrl-C that reached a new worker before it
+        # ignores SIGINT (e.g. inside an at-fork hook) printed a traceback there. The
+        # child discards it (SIG_IGN drops a pending signal); the builder gets it after.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            pid = os.fork()
+        except BaseException:  # e.g. no memory for another process
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            raise
         if pid == 0:  # pragma: no cover (runs in the child)
             try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 for conn in (*self._conns, mine):  # only the builder may hold these
                     conn.close()
                 _serve(theirs, parent, self._func)
             finally:
                 os._exit(1)  # never run the builder's code in a worker
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         theirs.close()
         self._conns.append(mine)
         self._pids.append(pid)
