@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from gamedb.games.base import GameError, shown
+from gamedb.games.base import GameError, named_actions, shown
 from gamedb.store import GameDB, NotSolved
 
 #: The picture formats, by file-name suffix.
@@ -94,6 +94,9 @@ class Bars:
     """Every action legal for either player, ascending."""
     probs: dict[int, tuple[float, ...]]
     """Player -> probability of each action (0 if never played, NaN if not legal)."""
+    labels: tuple[str, ...] = ()
+    """Tick label of each action: its name for people (``pass``; ``0 / pass`` where the
+    players' names of one action differ). Empty: the numbers."""
 
 
 def check_output(output: str | Path) -> Path:
@@ -119,7 +122,10 @@ def strategy_bars(db: GameDB, position: str) -> Bars:
     actions = tuple(sorted(set(legal[0]) | set(legal[1])))
     probs = {p: tuple(entry.strategies[p].get(a, 0.0) if a in legal[p - 1] else math.nan
                       for a in actions) for p in (1, 2)}
-    return Bars(game.spec, entry.position, entry.value, game.action_noun, actions, probs)
+    names = named_actions(game, state)
+    labels = tuple(" / ".join(dict.fromkeys(names[p][a] for p in (1, 2) if a in names[p]))
+                   for a in actions)
+    return Bars(game.spec, entry.position, entry.value, game.action_noun, actions, probs, labels)
 
 
 def slice_grid(db: GameDB, x: Axis, y: Axis, fixed: str, what: str) -> Grid:
@@ -210,7 +216,7 @@ def plot_strategy(bars: Bars, output: str | Path) -> Path:
         ax.bar(at[legal] + offset, probs[legal], 0.4, color=colour, label=f"player {player}")
         for where in at[legal & (probs == 0.0)]:
             ax.text(where + offset, 0.01, "0", ha="center", va="bottom", fontsize=7, color=colour)
-    ax.set_xticks(at, [str(a) for a in bars.actions],
+    ax.set_xticks(at, list(bars.labels) or [str(a) for a in bars.actions],
                   rotation=90 if len(bars.actions) > 16 else 0)
     ax.set_xlim(-0.6, len(bars.actions) - 0.4)
     ax.set_ylim(0, 1.04)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from gamedb.build import build
 from gamedb.cli import cli
 from gamedb.play.plot import strategy_bars
 from gamedb.store import open_db
@@ -146,3 +147,13 @@ def test_an_action_one_player_cannot_make_is_marked_not_legal(built) -> None:  #
     assert bars.actions == tuple(range(1, 8))
     assert [math.isnan(p) for p in bars.probs[2]] == [False] * 3 + [True] * 4
     assert not any(math.isnan(p) for p in bars.probs[1])
+
+
+def test_strategy_bars_name_the_pass_of_a_turn_based_game(tmp_path: Path) -> None:
+    """Tic-Toe: X's cell 0 and O's pass share the action number 0; the tick says both."""
+    path = tmp_path / "t.sqlite"
+    build("tictoe", path)
+    with open_db(path) as db:
+        bars = strategy_bars(db, "start")
+    assert bars.labels[bars.actions.index(0)] == "0 / pass"
+    assert bars.labels[1:] == tuple(str(a) for a in bars.actions[1:])
