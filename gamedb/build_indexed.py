@@ -1,0 +1,192 @@
+"""Build a game through its indexed face (``games.indexed``): solving meets storing.
+
+The builder of ``gamedb.build`` for families that offer ``Game.indexed_face()``
+(point-difference Goofspiel): no enumeration and no value table. Layers are solved in
+the face's order, chunk by chunk in index order (``solver.indexed``), from the summary
+of the layer before (a few bytes per position); each chunk becomes ``states`` rows
+(``goofspiel-v1`` keys, sorted per chunk) with strategies only in layers
+``>= strategies_from`` and NULL strategies below (solved on demand by ``GameDB.probe``,
+as in a values-only file).
+
+Resume: chunks are whole hand classes and are committed in index order, so a layer's
+state in the file is one number, ``layers.done``. A restarted build rebuilds the
+summary of the layer below and of the done part of the current layer from the stored
+values (exact doubles, so the games are the same) and continues at index ``done``.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gamedb.games.base import Game, root_of
+from gamedb.games.indexed import Floats, IndexedFace
+from gamedb.solver.indexed import CHUNK_SIZE, solve_chunk
+from gamedb.store.codec import encode
+from gamedb.store.engine import BuildProgress
+from gamedb.store.errors import DamagedFile
+from gamedb.store.writer import ChunkRows, Writer
+from gamedb.workers import Workers
+
+Progress = Callable[[int, int], None]
+
+#: Default ``strategies_from`` of big games: strategies for 11 or more cards in hand
+#: (13 cards: 1.9 M positions, ~0.7 GB of JSON; all of layer 10 would add ~17 GB).
+BIG_STRATEGIES_FROM = 11
+#: Games of at most this many layers keep every strategy by default.
+SMALL_GAME = 10
+
+
+def default_strategies_from(face: IndexedFace) -> int:
+    """Return the first layer that stores strategies by default: every layer up to
+    ``SMALL_GAME`` layers, else ``BIG_STRATEGIES_FROM`` and up."""
+    layers = list(face.layers())
+    return min(layers) if len(layers) <= SMALL_GAME else BIG_STRATEGIES_FROM
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedRun:
+    """What one run of the indexed builder did."""
+
+    states: int
+    solved: int
+    fallbacks: int
+
+
+def build_layers(face: IndexedFace, writer: Writer, *, workers: int = 1,
+                 chunk_size: int = CHUNK_SIZE, strategies_from: int = 0,
+                 on_progress: Progress | None = None) -> IndexedRun:
+    """Solve and store every position of ``face`` that ``writer``'s file lacks.
+
+    Args:
+        face: the game's indexed face.
+        writer: the open file (a partial build is continued at its ``layers.done``).
+        workers: solver processes for layers of several chunks (one process writes).
+        chunk_size: target positions per chunk and per transaction.
+        strategies_from: layers below this store NULL strategies (values only).
+        on_progress: called with (positions done, positions total) after each chunk.
+    """
+    sizes = {layer: face.size(layer) for layer in face.layers()}
+    writer.ensure_layers(sizes)
+    run = _Run(face, writer, sizes, workers, chunk_size, strategies_from, on_progress)
+    below: Floats | None = None
+    for layer in face.layers():
+        if run.done.get(layer, 0) < sizes[layer]:
+            if below is None and layer != min(sizes):
+                below = _stored_summary(face, writer, layer - 1, sizes[layer - 1])
+            below = run.layer(layer, below)
+        else:
+            below = None  # read from the file only if a later layer needs it
+    run.flush()
+    return IndexedRun(sum(sizes.values()), run.solved, run.fallbacks)
+
+
+class _Run:
+    """The state of one run: progress counters and the rows not yet committed."""
+
+    def __init__(self, face: IndexedFace, writer: Writer, sizes: dict[int, int], workers: int,
+                 chunk_size: int, strategies_from: int, on_progress: Progress | None):
+        self.face, self.writer, self.sizes = face, writer, sizes
+        self.workers, self.chunk_size, self.split = workers, chunk_size, strategies_from
+        self.on_progress = on_progress
+        self.done = writer.done_counts()
+        self.total, self.finished = sum(sizes.values()), sum(self.done.values())
+        self.solved = self.fallbacks = 0
+        self.start = time.perf_counter()
+        self.pending: list[ChunkRows] = []  # small layers share a transaction
+        self.progress: BuildProgress | None = None
+
+    def layer(self, layer: int, below: Floats | None) -> Floats:
+        """Solve and store the rest of ``layer``; return its whole summary."""
+        done = self.done.get(layer, 0)
+        parts = [_stored_summary(self.face, self.writer, layer, done)] if done else []
+        ranges = [(max(a, done), b) for a, b in self.face.chunks(layer, self.chunk_size) if b > done]
+        for rows, summary, fell_back in self._solved(layer, ranges, below):
+            parts.append(summary)
+            done += len(rows.keys)
+            self._commit(rows, fell_back, done)
+        return np.concatenate(parts)
+
+    def _solved(self, layer: int, ranges: list[tuple[int, int]],
+                below: Floats | None) -> Iterator[tuple[ChunkRows, Floats, int]]:
+        solve = functools.partial(_chunk_rows, self.face, layer, below, layer >= self.split)
+        if self.workers <= 1 or len(ranges) <= 1:
+            yield from map(solve, ranges)
+            return
+        with Workers(self.workers, solve) as pool:  # forked now: they inherit ``below``
+            yield from pool.imap(ranges)
+
+    def _commit(self, rows: ChunkRows, fell_back: int, layer_done: int) -> None:
+        self.solved += len(rows.keys)
+        self.fallbacks += fell_back
+        rate = self.solved / max(time.perf_counter() - self.start, 1e-9)
+        left = self.total - self.finished - self.solved
+        self.progress = BuildProgress(rows.layer, layer_done, self.sizes[rows.layer],
+                                      round(rate, 1), round(left / rate, 1),
+                                      self.finished + self.solved, self.total, time.time())
+        self.pending.append(rows)
+        if sum(len(p.keys) for p in self.pending) >= self.chunk_size:
+            self.flush()
+        if self.on_progress is not None:
+            self.on_progress(self.finished + self.solved, self.total)
+
+    def flush(self) -> None:
+        """Commit the pending rows with the latest progress."""
+        if self.pending:
+            self.writer.write_chunks(self.pending, self.progress)
+            self.pending = []
+
+
+def _chunk_rows(face: IndexedFace, layer: int, below: Floats | None, strategies: bool,
+                bounds: tuple[int, int]) -> tuple[ChunkRows, Floats, int]:
+    """Solve one chunk; return its rows (sorted by key), its summary and fallbacks."""
+    start, stop = bounds
+    began = time.perf_counter()
+    chunk = solve_chunk(face, layer, start, stop, below)
+    solution = chunk.solution
+    keys = face.keys(layer, start, stop)
+    order = np.argsort(keys, kind="stable")
+    first = second = None
+    if strategies:
+        row_actions, col_actions = face.actions(layer, start, stop)
+        first = _sorted(encode(solution.row_strategies, row_actions), order)
+        second = _sorted(encode(solution.col_strategies, col_actions), order)
+    rows = ChunkRows(layer, keys[order], solution.values[order], solution.gaps[order],
+                     first, second, time.perf_counter() - began)
+    return rows, chunk.summary, solution.fallbacks
+
+
+def _sorted(texts: list[str], order: Any) -> list[str]:
+    return [texts[i] for i in order.tolist()]
+
+
+def _stored_summary(face: IndexedFace, writer: Writer, layer: int, done: int) -> Floats:
+    """Return the summary of indices 0..done-1 of ``layer`` from the stored values."""
+    keys, values = writer.layer_values(layer)
+    index = face.rank(layer, keys)
+    if len(index) != done or (len(index) and int(index.max()) >= done):
+        raise DamagedFile(writer.path, f"layer {layer}: the stored positions are not "
+                                       f"the first {done:,} of the layer")
+    ordered = np.empty(done)
+    ordered[index] = values
+    return face.summarize(layer, 0, done, ordered)
+
+
+def root_value(game: Game[Any], writer: Writer) -> float:
+    """Return the value of the start: the root keys' stored values, weighted."""
+    root = root_of(game)
+    values = {}
+    for layer in set(game.layer_of(root.keys).tolist()):
+        keys, stored = writer.layer_values(layer)
+        values.update(zip(keys.tolist(), stored.tolist()))
+    looked_up = np.array([values[k] for k in root.keys.tolist()])
+    return float(np.dot(root.weight, looked_up)) + 0.0
+
+
+__all__ = ["BIG_STRATEGIES_FROM", "IndexedRun", "build_layers", "default_strategies_from",
+           "root_value"]
