@@ -26,7 +26,7 @@ import numpy as np
 
 from gamedb.games.base import Game, root_of
 from gamedb.games.indexed import Floats, IndexedFace
-from gamedb.solver.indexed import CHUNK_SIZE, solve_chunk
+from gamedb.solver.indexed import CHUNK_SIZE, solve_sorted
 from gamedb.store.codec import encode
 from gamedb.store.engine import BuildProgress
 from gamedb.store.errors import DamagedFile
@@ -40,6 +40,8 @@ Progress = Callable[[int, int], None]
 BIG_STRATEGIES_FROM = 11
 #: Games of at most this many layers keep every strategy by default.
 SMALL_GAME = 10
+#: Stored values read at once when a resumed build rebuilds a summary.
+READ_CHUNK = 1_000_000
 
 
 def default_strategies_from(face: IndexedFace) -> int:
@@ -78,7 +80,7 @@ def build_layers(face: IndexedFace, writer: Writer, *, workers: int = 1,
     for layer in face.layers():
         if run.done.get(layer, 0) < sizes[layer]:
             if below is None and layer != min(sizes):
-                below = _stored_summary(face, writer, layer - 1, sizes[layer - 1])
+                below = _stored_summary(face, writer, layer - 1, run.done.get(layer - 1, 0))
             below = run.layer(layer, below)
         else:
             below = None  # read from the file only if a later layer needs it
@@ -104,16 +106,16 @@ class _Run:
     def layer(self, layer: int, below: Floats | None) -> Floats:
         """Solve and store the rest of ``layer``; return its whole summary."""
         done = self.done.get(layer, 0)
-        parts = [_stored_summary(self.face, self.writer, layer, done)] if done else []
-        ranges = [(max(a, done), b) for a, b in self.face.chunks(layer, self.chunk_size) if b > done]
-        for rows, summary, fell_back in self._solved(layer, ranges, below):
-            parts.append(summary)
-            done += len(rows.keys)
-            self._commit(rows, fell_back, done)
-        return np.concatenate(parts)
+        summary = _stored_summary(self.face, self.writer, layer, done)
+        chunks = self.face.sorted_chunks(layer, self.chunk_size)
+        ranges = [(max(a, done), b) for a, b in chunks if b > done]
+        for (start, stop), (rows, fell_back) in zip(ranges, self._solved(layer, ranges, below)):
+            self.face.accumulate(layer, start, stop, rows.values, summary)
+            self._commit(rows, fell_back, stop)
+        return summary
 
     def _solved(self, layer: int, ranges: list[tuple[int, int]],
-                below: Floats | None) -> Iterator[tuple[ChunkRows, Floats, int]]:
+                below: Floats | None) -> Iterator[tuple[ChunkRows, int]]:
         solve = functools.partial(_chunk_rows, self.face, layer, below, layer >= self.split)
         if self.workers <= 1 or len(ranges) <= 1:
             yield from map(solve, ranges)
@@ -143,38 +145,41 @@ class _Run:
 
 
 def _chunk_rows(face: IndexedFace, layer: int, below: Floats | None, strategies: bool,
-                bounds: tuple[int, int]) -> tuple[ChunkRows, Floats, int]:
-    """Solve one chunk; return its rows (sorted by key), its summary and fallbacks."""
+                bounds: tuple[int, int]) -> tuple[ChunkRows, int]:
+    """Solve positions start..stop-1 (key order); return their rows and fallbacks."""
     start, stop = bounds
     began = time.perf_counter()
-    chunk = solve_chunk(face, layer, start, stop, below)
-    solution = chunk.solution
-    keys = face.keys(layer, start, stop)
-    order = np.argsort(keys, kind="stable")
+    solution = solve_sorted(face, layer, start, stop, below)
     first = second = None
     if strategies:
-        row_actions, col_actions = face.actions(layer, start, stop)
-        first = _sorted(encode(solution.row_strategies, row_actions), order)
-        second = _sorted(encode(solution.col_strategies, col_actions), order)
-    rows = ChunkRows(layer, keys[order], solution.values[order], solution.gaps[order],
-                     first, second, time.perf_counter() - began)
-    return rows, chunk.summary, solution.fallbacks
-
-
-def _sorted(texts: list[str], order: Any) -> list[str]:
-    return [texts[i] for i in order.tolist()]
+        row_actions, col_actions = face.sorted_actions(layer, start, stop)
+        first = encode(solution.row_strategies, row_actions)
+        second = encode(solution.col_strategies, col_actions)
+    rows = ChunkRows(layer, face.sorted_keys(layer, start, stop), solution.values,
+                     solution.gaps, first, second, time.perf_counter() - began)
+    return rows, solution.fallbacks
 
 
 def _stored_summary(face: IndexedFace, writer: Writer, layer: int, done: int) -> Floats:
-    """Return the summary of indices 0..done-1 of ``layer`` from the stored values."""
-    keys, values = writer.layer_values(layer)
-    index = face.rank(layer, keys)
-    if len(index) != done or (len(index) and int(index.max()) >= done):
-        raise DamagedFile(writer.path, f"layer {layer}: the stored positions are not "
-                                       f"the first {done:,} of the layer")
-    ordered = np.empty(done)
-    ordered[index] = values
-    return face.summarize(layer, 0, done, ordered)
+    """Return the summary of the first ``done`` positions (key order) of ``layer``,
+    accumulated from the stored values as the build accumulated them (same doubles)."""
+    summary = np.zeros(face.summary_size(layer))
+    start = 0
+    if done:
+        step = face.sorted_chunks(layer, READ_CHUNK)[0][1]  # whole blocks
+        for values in writer.sorted_values(layer, step):
+            stop = start + len(values)
+            if stop > done:
+                break
+            try:
+                face.accumulate(layer, start, stop, values, summary)
+            except ValueError:  # not whole blocks
+                break
+            start = stop
+    if start != done:
+        raise DamagedFile(writer.path, f"layer {layer}: the layers table says {done:,} "
+                                       "position(s) solved; the stored ones differ")
+    return summary
 
 
 def root_value(game: Game[Any], writer: Writer) -> float:

@@ -66,5 +66,38 @@ class IndexedFace(Protocol):
         the parts of a layer's chunks, concatenated in order, are its summary."""
         ...
 
+    # Key order: the same positions in increasing key, for a writer that appends.
+
+    def summary_size(self, layer: int) -> int:
+        """Return the number of entries of ``layer``'s summary."""
+        ...
+
+    def sorted_chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
+        """Split the layer's positions *in key order* (0 = the smallest key) into ranges
+        of about ``target`` whose stage games can be built on their own; the ranges
+        depend only on the game, ``layer`` and ``target``, and every range start of one
+        target's cut is a valid start for any other's (whole blocks)."""
+        ...
+
+    def sorted_keys(self, layer: int, start: int, stop: int) -> Ints:
+        """Return the keys of positions start..stop-1 in key order (increasing)."""
+        ...
+
+    def sorted_actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
+        """Return the action labels of positions start..stop-1 in key order."""
+        ...
+
+    def sorted_games(self, layer: int, start: int, stop: int,
+                     below: Floats | None) -> tuple[Floats, Ints, Ints]:
+        """Return the stage games of positions start..stop-1 in key order."""
+        ...
+
+    def accumulate(self, layer: int, start: int, stop: int, values: Floats,
+                   summary: Floats) -> None:
+        """Add the values of positions start..stop-1 in key order to ``summary`` (zeros
+        of ``summary_size`` at first); after all of the layer's ranges, in order, it is
+        the layer's summary, equal to the concatenated ``summarize`` parts."""
+        ...
+
 
 __all__ = ["IndexedFace"]

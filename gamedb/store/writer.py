@@ -145,6 +145,20 @@ class Writer:
                                          f"value {stored.values[bad]!r} is not a finite number")
         return stored.keys, values
 
+    def sorted_values(self, layer: int, step: int) -> Iterator[npt.NDArray[np.float64]]:
+        """Yield the stored values of one layer in key order, ``step`` at a time."""
+        cursor = self._raw.execute("SELECT value FROM states WHERE key BETWEEN ? AND ? "
+                                   "ORDER BY key", layer_bounds(layer))
+        while rows := cursor.fetchmany(step):
+            try:
+                values = np.array([v for (v,) in rows], np.float64)
+            except (TypeError, ValueError):
+                raise DamagedFile(self.path, f"layer {layer}: a stored value is not a "
+                                             "number") from None
+            if not np.isfinite(values).all():
+                raise DamagedFile(self.path, f"layer {layer}: a stored value is not finite")
+            yield values
+
     def _position(self, key: int) -> str:
         try:
             return self._game.format_position(self._game.decode(key))
