@@ -23,10 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from gamedb.build_indexed import IndexedRun, build_layers, default_strategies_from, root_value
+from gamedb.build_indexed import IndexedRun, build_layers, root_value
 from gamedb.estimate import check_fits, estimate
 from gamedb.games import load_game
 from gamedb.games.base import Game, Keys, root_of
+from gamedb.games.indexed import strategy_split
 from gamedb.jit import needs_compiling
 from gamedb.solver.backward import (
     SolvedStates, ValueTable, batches, distinct_successors, enumerate_layers, solve_states,
@@ -90,7 +91,8 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
     game = load_game(game) if isinstance(game, str) else game
     start = time.perf_counter()
     split = split_layer(game, strategies_from)
-    fits = functools.partial(_refuse_if_too_big, game, workers, values_only, max_memory)
+    fits = functools.partial(_refuse_if_too_big, game, workers, values_only, max_memory,
+                             strategies_from)
     existed = Path(path).exists()
     if not existed:
         fits()  # refused before the file exists: nothing is left behind
@@ -119,14 +121,8 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
 
 def split_layer(game: Game[Any], strategies_from: int | None) -> int:
     """Return the first layer that stores strategies, 0 for every layer
-    (``build``'s ``strategies_from``; a split at or below the lowest layer is none)."""
-    face = game.indexed_face()
-    if strategies_from is None:
-        if face is None:
-            return 0
-        strategies_from = default_strategies_from(face)
-    lowest = min(face.layers()) if face is not None else 1
-    return strategies_from if strategies_from > lowest else 0
+    (``build``'s ``strategies_from``, ``games.indexed.strategy_split``)."""
+    return strategy_split(game.indexed_face(), strategies_from)
 
 
 def _solve_all(game: Game[Any], writer: Writer, stage: Callable[[str], None], *,
@@ -167,9 +163,10 @@ def _interrupted(exc: BaseException | None) -> bool:
 
 
 def _refuse_if_too_big(game: Game[Any], workers: int, values_only: bool,
-                       max_memory: int | None) -> None:
+                       max_memory: int | None, strategies_from: int | None) -> None:
     if max_memory is not None:
-        check_fits(estimate(game, workers=workers, values_only=values_only), max_memory)
+        check_fits(estimate(game, workers=workers, values_only=values_only,
+                            strategies_from=strategies_from), max_memory)
 
 
 #: Modules whose compiled (numba) functions every build runs, besides the game's own.

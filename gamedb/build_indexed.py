@@ -35,20 +35,8 @@ from gamedb.workers import Workers
 
 Progress = Callable[[int, int], None]
 
-#: Default ``strategies_from`` of big games: strategies for 11 or more cards in hand
-#: (13 cards: 1.9 M positions, ~0.7 GB of JSON; all of layer 10 would add ~17 GB).
-BIG_STRATEGIES_FROM = 11
-#: Games of at most this many layers keep every strategy by default.
-SMALL_GAME = 10
 #: Stored values read at once when a resumed build rebuilds a summary.
 READ_CHUNK = 1_000_000
-
-
-def default_strategies_from(face: IndexedFace) -> int:
-    """Return the first layer that stores strategies by default: every layer up to
-    ``SMALL_GAME`` layers, else ``BIG_STRATEGIES_FROM`` and up."""
-    layers = list(face.layers())
-    return min(layers) if len(layers) <= SMALL_GAME else BIG_STRATEGIES_FROM
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,5 +181,4 @@ def root_value(game: Game[Any], writer: Writer) -> float:
     return float(np.dot(root.weight, looked_up)) + 0.0
 
 
-__all__ = ["BIG_STRATEGIES_FROM", "IndexedRun", "build_layers", "default_strategies_from",
-           "root_value"]
+__all__ = ["IndexedRun", "build_layers", "root_value"]

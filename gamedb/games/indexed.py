@@ -100,4 +100,26 @@ class IndexedFace(Protocol):
         ...
 
 
-__all__ = ["IndexedFace"]
+#: Default first layer with stored strategies in games of more than ``SMALL_GAME``
+#: layers (13-card Goofspiel: 1.9 M positions with 11 or more cards in hand, ~0.7 GB of
+#: JSON; all of layer 10 would add ~17 GB): the others are stored values only.
+BIG_STRATEGIES_FROM = 11
+#: Games of at most this many layers store every strategy by default.
+SMALL_GAME = 10
+
+
+def strategy_split(face: IndexedFace | None, strategies_from: int | None) -> int:
+    """Return the first layer that stores strategies, 0 for every layer.
+
+    ``strategies_from`` None picks the default: every layer, except for an indexed face
+    of more than ``SMALL_GAME`` layers, ``BIG_STRATEGIES_FROM`` and up. A split at or
+    below the lowest layer is none (0).
+    """
+    layers = list(face.layers()) if face is not None else [1]
+    if strategies_from is None:
+        big = face is not None and len(layers) > SMALL_GAME
+        strategies_from = BIG_STRATEGIES_FROM if big else 0
+    return strategies_from if strategies_from > min(layers) else 0
+
+
+__all__ = ["BIG_STRATEGIES_FROM", "SMALL_GAME", "IndexedFace", "strategy_split"]
