@@ -2,16 +2,19 @@
 
 The builder of ``gamedb.build`` for families that offer ``Game.indexed_face()``
 (point-difference Goofspiel): no enumeration and no value table. Layers are solved in
-the face's order, chunk by chunk in index order (``solver.indexed``), from the summary
-of the layer before (a few bytes per position); each chunk becomes ``states`` rows
-(``goofspiel-v1`` keys, sorted per chunk) with strategies only in layers
-``>= strategies_from`` and NULL strategies below (solved on demand by ``GameDB.probe``,
-as in a values-only file).
+the face's order, each in chunks of consecutive positions *in key order*
+(``IndexedFace.sorted_chunks``), from the summary of the layer before (a few bytes per
+position: Goofspiel's chance values). Each chunk becomes ``states`` rows whose keys all
+follow the rows already stored, so SQLite appends at the end of its B-tree (9 cards,
+values-only rows: 597 k rows/s in key order against 192 k sorted per chunk in index
+order). Rows hold strategies only in layers ``>= strategies_from``; below, NULL (solved
+on demand by ``GameDB.probe``, as in a values-only file).
 
-Resume: chunks are whole hand classes and are committed in index order, so a layer's
-state in the file is one number, ``layers.done``. A restarted build rebuilds the
-summary of the layer below and of the done part of the current layer from the stored
-values (exact doubles, so the games are the same) and continues at index ``done``.
+Resume: chunks are committed in key order, so a layer's state in the file is one
+number, ``layers.done``: its smallest ``done`` keys are stored. A restarted build
+re-accumulates the summary of the layer below and of the done part of the current
+layer from the stored values (streamed in key order; the same doubles in the same
+order, so the same summary) and continues at position ``done``.
 """
 
 from __future__ import annotations
@@ -173,7 +176,7 @@ def _stored_summary(face: IndexedFace, writer: Writer, layer: int, done: int) ->
 def root_value(game: Game[Any], writer: Writer) -> float:
     """Return the value of the start: the root keys' stored values, weighted."""
     root = root_of(game)
-    values = {}
+    values: dict[int, float] = {}
     for layer in set(game.layer_of(root.keys).tolist()):
         keys, stored = writer.layer_values(layer)
         values.update(zip(keys.tolist(), stored.tolist()))
