@@ -137,6 +137,24 @@ def test_a_build_resumed_with_another_split_is_refused(tmp_path: Path) -> None:
         build(_spec(6), path, strategies_from=3)
 
 
+def test_the_command_refuses_another_split_in_one_line_and_leaves_the_file(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from gamedb.cli import cli
+
+    path = tmp_path / "g.sqlite"
+    with pytest.raises(_Killed):
+        build(_spec(6), path, chunk_size=500, strategies_from=4, on_progress=_killer(2))
+    before = _rows(path)
+    result = CliRunner().invoke(cli, ["build", _spec(6), "--db", str(path), "--quiet",
+                                      "--strategies-from", "3"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.output.strip().splitlines() == [
+        f"Error: {path} stores strategies from layer 4; build it the same way "
+        "(--strategies-from 4) or use another file"]
+    assert _rows(path) == before
+
+
 def test_big_games_store_strategies_from_eleven_cards_in_hand() -> None:
     assert split_layer(load_game(_spec(10)), None) == 0  # every layer: today's files
     assert split_layer(load_game(_spec(11)), None) == 11
