@@ -129,6 +129,20 @@ def test_a_killed_build_resumes_mid_layer_to_the_same_file(kills: list[int], tmp
     assert verify(path).ok
 
 
+def test_a_resumed_build_refuses_a_layer_whose_rows_do_not_match_its_count(tmp_path: Path) -> None:
+    from gamedb.store.errors import DamagedFile
+
+    path = tmp_path / "g.sqlite"
+    with pytest.raises(_Killed):
+        build(_spec(7), path, chunk_size=700, on_progress=_killer(20))
+    layer, done = next((l, d) for l, s, d in _rows(path, LAYERS) if 0 < d < s)
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM states WHERE key = (SELECT max(key) FROM states "
+                     "WHERE layer = ?)", (layer,))
+    with pytest.raises(DamagedFile, match=f"layer {layer}: the layers table says {done:,}"):
+        build(_spec(7), path, chunk_size=700)
+
+
 def test_a_build_resumed_with_another_split_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite"
     with pytest.raises(_Killed):
