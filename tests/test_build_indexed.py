@@ -174,3 +174,11 @@ def test_big_games_store_strategies_from_eleven_cards_in_hand() -> None:
     assert split_layer(load_game(_spec(11)), None) == 11
     assert split_layer(load_game(_spec(11)), 1) == 0
     assert split_layer(load_game("goofspiel(num_cards=11)"), None) == 0  # generic builder
+
+
+def test_the_generic_builder_honours_the_split_too(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    build("jujitsu(num_cards=5)", path, strategies_from=3)
+    rows = _rows(path)
+    assert rows and all((r[4] is None) == (r[1] < 3) for r in rows)
+    assert verify(path).ok
