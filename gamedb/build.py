@@ -4,6 +4,8 @@ Layers are solved from the terminal end up; each transaction holds whole chunks 
 chunk of a big layer, or several small layers) with their states, strategies and
 progress. The database is the checkpoint: a restarted build asks
 the file what is done and continues, and a finished file is left alone.
+A game with an indexed face (``Game.indexed_face``: point-difference Goofspiel) skips
+the enumeration and is solved and written in key order by ``gamedb.build_indexed``.
 
 >>> import tempfile, pathlib
 >>> report = build("jujitsu(num_cards=4)", pathlib.Path(tempfile.mkdtemp()) / "j4.sqlite")
@@ -23,9 +25,11 @@ from typing import Any
 
 import numpy as np
 
+from gamedb.build_indexed import IndexedRun, build_layers, root_value
 from gamedb.estimate import check_fits, estimate
 from gamedb.games import load_game
 from gamedb.games.base import Game, Keys, root_of
+from gamedb.games.indexed import strategy_split
 from gamedb.jit import needs_compiling
 from gamedb.solver.backward import (
     SolvedStates, ValueTable, batches, distinct_successors, enumerate_layers, solve_states,
@@ -64,7 +68,7 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
           chunk_size: int = CHUNK_SIZE, on_progress: Progress | None = None,
           values_only: bool = False,
           on_stage: Callable[[str], None] | None = None,
-          max_memory: int | None = None) -> BuildReport:
+          max_memory: int | None = None, strategies_from: int | None = None) -> BuildReport:
     """Solve every reachable position of ``game`` into the SQLite file ``path``.
 
     Args:
@@ -81,44 +85,71 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
             minutes before any state is solved.
         max_memory: refuse (``WontFit``, before anything is enumerated) a build whose
             estimated peak memory exceeds this many bytes (``gamedb.estimate``).
+        strategies_from: store strategies only in layers >= this one (the others as in
+            a values-only file). None: every layer, except for games with an indexed
+            face (``Game.indexed_face``) of more than 10 layers: from layer 11.
     """
     stage = on_stage or (lambda text: None)
     game = load_game(game) if isinstance(game, str) else game
     start = time.perf_counter()
-    fits = functools.partial(_refuse_if_too_big, game, workers, values_only, max_memory)
+    split = split_layer(game, strategies_from)
+    fits = functools.partial(_refuse_if_too_big, game, workers, values_only, max_memory,
+                             strategies_from)
     existed = Path(path).exists()
     if not existed:
         fits()  # refused before the file exists: nothing is left behind
     writer = Writer(Path(path), game, {"tolerance": TOLERANCE, "kernel": "numba-simplex"},
-                    values_only=values_only)
+                    values_only=values_only, strategies_from=split)
     try:
         if writer.complete:
             return _report(writer, game, 0, 0.0, 0)
         if existed:
             fits()
-        enumerating, solving = _stage_texts(game)
-        stage(enumerating)
-        layers = _enumerate(game, workers)
-        writer.ensure_layers({k: len(v) for k, v in layers.items()})
-        stage(solving)
-        if solving != "solving":  # the compiled solver is ready once the first chunk is in
-            on_progress = _before_first(on_progress, lambda: stage("solving"))
-        solved, fallbacks, table = _solve_layers(game, layers, writer, workers=workers,
-                                                 chunk_size=chunk_size, on_progress=on_progress,
-                                                 values_only=values_only)
+        run = _solve_all(game, writer, stage, workers=workers, chunk_size=chunk_size,
+                         on_progress=on_progress, values_only=values_only, split=split)
         stage("finalising")
-        root_value = _root_value(game, layers, writer, table)
         seconds = time.perf_counter() - start + float(writer.meta.get("seconds", 0.0))
-        writer.finalize({"root_value": root_value, "states": sum(map(len, layers.values())),
+        writer.finalize({"root_value": root_value(game, writer), "states": run.states,
                          "seconds": round(seconds, 3),
                          "root_keys": root_of(game).keys.tolist()})
-        return _report(writer, game, solved, time.perf_counter() - start, fallbacks)
+        return _report(writer, game, run.solved, time.perf_counter() - start, run.fallbacks)
     except SystemError as exc:
         if _interrupted(exc):  # Ctrl-C inside a compiled call: numba wraps it
             raise KeyboardInterrupt from None
         raise
     finally:
         writer.close()
+
+
+def split_layer(game: Game[Any], strategies_from: int | None) -> int:
+    """Return the first layer that stores strategies, 0 for every layer
+    (``build``'s ``strategies_from``, ``games.indexed.strategy_split``)."""
+    return strategy_split(game.indexed_face(), strategies_from)
+
+
+def _solve_all(game: Game[Any], writer: Writer, stage: Callable[[str], None], *,
+               workers: int, chunk_size: int, on_progress: Progress | None,
+               values_only: bool, split: int) -> IndexedRun:
+    """Solve and store what the file lacks: through the game's indexed face if it has
+    one (``build_indexed``), else by enumerating every layer's keys."""
+    face = game.indexed_face()
+    enumerating, solving = _stage_texts(game)
+    if solving != "solving":  # the compiled solver is ready once the first chunk is in
+        on_progress = _before_first(on_progress, lambda: stage("solving"))
+    if face is not None:
+        stage(solving)
+        return build_layers(face, writer, workers=workers,
+                            strategies_from=max(face.layers()) + 1 if values_only else split,
+                            chunk_size=chunk_size,
+                            on_progress=on_progress)
+    stage(enumerating)
+    layers = _enumerate(game, workers)
+    writer.ensure_layers({k: len(v) for k, v in layers.items()})
+    stage(solving)
+    solved, fallbacks, _ = _solve_layers(game, layers, writer, workers=workers,
+                                         chunk_size=chunk_size, on_progress=on_progress,
+                                         values_only=values_only, split=split)
+    return IndexedRun(sum(map(len, layers.values())), solved, fallbacks)
 
 
 def _interrupted(exc: BaseException | None) -> bool:
@@ -134,9 +165,10 @@ def _interrupted(exc: BaseException | None) -> bool:
 
 
 def _refuse_if_too_big(game: Game[Any], workers: int, values_only: bool,
-                       max_memory: int | None) -> None:
+                       max_memory: int | None, strategies_from: int | None) -> None:
     if max_memory is not None:
-        check_fits(estimate(game, workers=workers, values_only=values_only), max_memory)
+        check_fits(estimate(game, workers=workers, values_only=values_only,
+                            strategies_from=strategies_from), max_memory)
 
 
 #: Modules whose compiled (numba) functions every build runs, besides the game's own.
@@ -187,7 +219,7 @@ def _enumerate(game: Game[Any], workers: int) -> dict[int, Keys]:
 
 def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, workers: int,
                   chunk_size: int, on_progress: Progress | None,
-                  values_only: bool) -> tuple[int, int, ValueTable]:
+                  values_only: bool, split: int = 0) -> tuple[int, int, ValueTable]:
     done = writer.done_counts()
     total, finished = sum(map(len, layers.values())), sum(done.values())
     table, solved, fallbacks = ValueTable(), 0, 0
@@ -203,7 +235,7 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, w
         todo = np.setdiff1d(keys, old_keys, assume_unique=True)
         new_keys, new_values = [old_keys], [old_values]
         with contextlib.closing(_solve_chunks(game, layer, todo, table, workers, chunk_size,
-                                              values_only)) as chunks:  # stops the workers
+                                              values_only or layer < split)) as chunks:  # stops the workers
             for rows, fell_back in chunks:
                 new_keys.append(rows.keys)
                 new_values.append(rows.values)
@@ -266,14 +298,6 @@ def _rows(layer: int, parts: list[SolvedStates], seconds: float, values_only: bo
     return ChunkRows(layer, np.concatenate([p.expansion.keys for p in parts]),
                      np.concatenate([p.values for p in parts]),
                      np.concatenate([p.gaps for p in parts]), first, second, seconds)
-
-
-def _root_value(game: Game[Any], layers: dict[int, Keys], writer: Writer,
-                table: ValueTable) -> float:
-    root = root_of(game)
-    for layer in set(game.layer_of(root.keys).tolist()) - set(table.layers):
-        table.add(layer, *writer.layer_values(layer))
-    return float(np.dot(root.weight, table.lookup(root.keys))) + 0.0
 
 
 def _report(writer: Writer, game: Game[Any], solved: int, seconds: float,

@@ -27,6 +27,7 @@ from typing import Any
 
 from gamedb.games import GameError, format_spec, load_game
 from gamedb.games.base import BuildCosts, Game, Keys
+from gamedb.games.indexed import IndexedFace, strategy_split
 from gamedb.solver.backward import distinct_successors, enumerate_layers
 
 #: Positions the exact count may enumerate (about a second) before extrapolating.
@@ -48,6 +49,16 @@ DEFAULT_COSTS = BuildCosts(1_000, 1_600, 300, 10_000)
 #: building them is faster (9-card point-difference Goofspiel: 23 s, not 54 s).
 VALUES_ONLY_DISK = 40
 VALUES_ONLY_SPEEDUP = 2.0
+
+
+#: The indexed builder, calibrated on 9-11-card point-difference Goofspiel on this
+#: machine (docs/estimate.md): bytes and seconds of a values-only ``states`` row, the
+#: extra of a row with strategies, and each process's memory besides the summaries
+#: (interpreter, numpy, numba's code, a chunk of games). The single writer bounds the
+#: rate, so more workers do not make it faster.
+INDEXED_ROW_DISK, INDEXED_STRATEGY_DISK = 35, 195
+INDEXED_ROW_SECONDS, INDEXED_STRATEGY_SECONDS = 4.0e-6, 3.0e-6
+INDEXED_PROCESS = 250 * 2**20
 
 
 def costs_of(game: Game[Any]) -> BuildCosts:
@@ -73,8 +84,13 @@ class Estimate:
 
 
 def estimate(game: Game[Any], *, workers: int = 1, values_only: bool = False,
-             budget: int = COUNT_BUDGET) -> Estimate:
-    """Estimate the cost of building every reachable position of ``game``."""
+             budget: int = COUNT_BUDGET, strategies_from: int | None = None) -> Estimate:
+    """Estimate the cost of building every reachable position of ``game``
+    (``strategies_from`` as ``build``'s: games with an indexed face only)."""
+    face = game.indexed_face()
+    if face is not None:
+        return indexed_estimate(game.spec, face, workers=workers, values_only=values_only,
+                                strategies_from=strategies_from)
     positions, exact = count_positions(game, budget)
     costs = costs_of(game)
     speedup = (1 + 0.5 * (max(workers, 1) - 1)) * (VALUES_ONLY_SPEEDUP if values_only else 1)
@@ -83,6 +99,23 @@ def estimate(game: Game[Any], *, workers: int = 1, values_only: bool = False,
     per_position = costs.parallel_memory if workers > 1 else costs.memory
     return Estimate(game.spec, positions, exact, round(BASE_MEMORY + per_position * positions),
                     round(disk * positions), BASE_SECONDS + positions / rate)
+
+
+def indexed_estimate(spec: str, face: IndexedFace, *, workers: int = 1,
+                     values_only: bool = False, strategies_from: int | None = None) -> Estimate:
+    """The cost of a build through an indexed face (``gamedb.build_indexed``): exact
+    counts per layer; memory is two layers' summaries plus a few small processes, not
+    the game; time and disk per row, with or without strategies."""
+    split = strategy_split(face, strategies_from)
+    sizes = {layer: face.size(layer) for layer in face.layers()}
+    rich = 0 if values_only else sum(n for layer, n in sizes.items() if layer >= split)
+    positions = sum(sizes.values())
+    summaries = [face.summary_size(layer) for layer in face.layers()]
+    pairs = max((a + b for a, b in zip(summaries, summaries[1:])), default=sum(summaries))
+    memory = (1 + max(workers, 1)) * INDEXED_PROCESS + 8 * pairs
+    disk = INDEXED_ROW_DISK * positions + INDEXED_STRATEGY_DISK * rich
+    seconds = BASE_SECONDS + INDEXED_ROW_SECONDS * positions + INDEXED_STRATEGY_SECONDS * rich
+    return Estimate(spec, positions, True, round(memory), round(disk), seconds)
 
 
 def count_positions(game: Game[Any], budget: int = COUNT_BUDGET) -> tuple[int, bool]:

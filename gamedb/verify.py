@@ -228,7 +228,6 @@ class _Check:
 
     def __init__(self, db: GameDB, tolerance: float, exact: bool):
         self.db, self.game, self.tolerance, self.exact = db, db.game, tolerance, exact
-        self.values_only = bool(db.meta.get("values_only"))
         self.layers: dict[int, LayerCheck] = {}
         self.failed: list[Failure] = []
         self.failures, self.checked, self.exact_error = 0, 0, 0.0
@@ -278,7 +277,8 @@ class _Check:
             rows, i = self.db.rows_of(rows.keys[i:i + 1]), 0
         try:
             self.db.checked_row("", rows.values[i], rows.gaps[i], rows.strategy1[i],
-                                rows.strategy2[i])
+                                rows.strategy2[i],
+                                layer=int(self.game.layer_of(rows.keys[i:i + 1])[0]))
         except DamagedFile as exc:
             return exc.what.removeprefix(": ")
         return None
@@ -318,7 +318,8 @@ class _Check:
                     labels: npt.NDArray[np.int64], reasons: dict[int, str]) -> Floats:
         """Place one player's stored strategies at their action positions (B, A)."""
         out = np.zeros(labels.shape)
-        if self.values_only:
+        if len(rows.keys[part]) and not self.db.stores_strategies(
+                int(self.game.layer_of(rows.keys[part][:1])[0])):
             return out
         try:
             sizes, action, prob = self._decoded(rows, part, player)
@@ -349,7 +350,8 @@ class _Check:
         return decode_batch(texts)
 
     def _judge(self, batch: StageGames) -> None:
-        gaps, bad, why = (self._check_values if self.values_only else self._check)(batch)
+        stored = self.db.stores_strategies(batch.layer)
+        gaps, bad, why = (self._check if stored else self._check_values)(batch)
         why = why.astype(object)  # reasons of any length (a fixed-width str array cuts them)
         if self.exact:
             errors = _exact_errors(batch)

@@ -54,6 +54,11 @@ def _usable_cpus() -> int:
 @click.option("--values-only", is_flag=True,
               help="Store values, not strategies (huge builds; strategies are then "
                    "solved on demand from the stored successor values).")
+@click.option("--strategies-from", type=click.IntRange(0, None), default=None,
+              help="Store strategies only for positions of this layer and up (cards in "
+                   "hand for Goofspiel); the others are stored as with --values-only. "
+                   "Default: every layer, except point-difference Goofspiel of 11 or more "
+                   "cards: 11 cards in hand and up.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--estimate", "only_estimate", is_flag=True,
               help="Print the positions, memory, disk and time the build would take; "
@@ -64,8 +69,8 @@ def _usable_cpus() -> int:
               help="Print the final report (or with --estimate, the estimate) as JSON.")
 @user_errors
 def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int,
-                  values_only: bool, quiet: bool, only_estimate: bool, force: bool,
-                  as_json: bool) -> None:
+                  values_only: bool, strategies_from: int | None, quiet: bool,
+                  only_estimate: bool, force: bool, as_json: bool) -> None:
     """Solve every reachable position of SPEC into a SQLite database.
 
     Without --db the file is SPEC written as a file name, in the current directory
@@ -92,7 +97,8 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
             f"--db: gamedb build SPEC --db {spec} (gamedb info {spec} shows its SPEC)")
     game = load_game(spec)
     if only_estimate:
-        guess = estimate(game, workers=workers, values_only=values_only)
+        guess = estimate(game, workers=workers, values_only=values_only,
+                         strategies_from=strategies_from)
         click.echo(json.dumps(vars_of(guess)) if as_json else _estimate_table(guess))
         return
     path = db_path or default_db_path(game.spec)
@@ -103,6 +109,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         with progress_bar(quiet, "states", warm_up=True) as on_progress:
             report = build(game, path, workers=workers, chunk_size=chunk_size,
                            on_progress=on_progress, values_only=values_only,
+                           strategies_from=strategies_from,
                            on_stage=on_progress.stage if on_progress else None,
                            max_memory=None if force else available_memory())
     except KeyboardInterrupt:

@@ -173,6 +173,109 @@ class GoofspielIndex:
         return chance
 
 
+    # -- key order: the positions of a layer in increasing key, for the writer ------------
+    # A goofspiel-v1 key orders (p, Q, hands): a layer in key order is a run of *blocks*
+    # (p, Q), each holding every hand class h in increasing code. Solving in this order
+    # makes the file a pure B-tree append; the chance values C_k are then accumulated
+    # (``accumulate``) instead of computed per chunk, in increasing p for every chance
+    # node, so they are the same doubles as ``summarize``'s.
+
+    def summary_size(self, layer: int) -> int:
+        """Entries of ``layer``'s summary: H_k * C(n, k) chance values."""
+        return len(self._codes[layer]) * comb(self.n, layer)
+
+    def sorted_chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
+        """Cut the layer's key order into ranges of whole blocks, about ``target`` each."""
+        size, block = self.size(layer), len(self._codes[layer])
+        step = max(1, target // block) * block
+        return [(start, min(start + step, size)) for start in range(0, size, step)]
+
+    def sorted_keys(self, layer: int, start: int, stop: int) -> Ints:
+        """Return the keys of positions start..stop-1 in key order (increasing)."""
+        prize, hidden, codes = self._sorted_blocks(layer, start, stop)
+        lay = self._lay
+        heads = (layer << LAYER_SHIFT) | (hidden << lay[_OFF_PRIZES]) | (prize << lay[_OFF_TABLE])
+        keys: Ints = (heads[:, None] | codes[None, :]).reshape(-1)
+        return keys
+
+    def sorted_actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
+        """Return the action labels of positions start..stop-1 in key order."""
+        prize, _, codes = self._sorted_blocks(layer, start, stop)
+        row, col = _rank_labels(codes, layer, self._lay)
+        return np.tile(row, (len(prize), 1)), np.tile(col, (len(prize), 1))
+
+    def sorted_games(self, layer: int, start: int, stop: int,
+                     below: Floats | None) -> tuple[Floats, Ints, Ints]:
+        """Return the k x k stage games of positions start..stop-1 in key order."""
+        if below is None and layer > 1:
+            raise ValueError(f"layer {layer} needs the chance values of layer {layer - 1}")
+        prize, hidden, _ = self._sorted_blocks(layer, start, stop)
+        tables = self.layer(layer)
+        payoffs = np.empty((stop - start, layer, layer))
+        _sorted_games(prize, hidden, layer, len(tables.hidden), self.colex, tables.succ,
+                      tables.sign, np.zeros(1) if below is None else below, payoffs)
+        counts = np.full(stop - start, layer, np.int64)
+        return payoffs, counts, counts.copy()
+
+    def accumulate(self, layer: int, start: int, stop: int, values: Floats,
+                   summary: Floats) -> None:
+        """Add the values of positions start..stop-1 (key order) to ``summary``, which
+        starts as zeros of ``summary_size``; after every chunk of the layer, in order,
+        it is the layer's summary (the chance values, as ``summarize`` gives them)."""
+        prize, hidden, codes = self._sorted_blocks(layer, start, stop)
+        _accumulate(np.ascontiguousarray(values, np.float64), prize, hidden, len(codes),
+                    layer, comb(self.n, layer), self.colex, summary)
+
+    def _sorted_blocks(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints, Ints]:
+        """Return the blocks (prize p, hidden Q) of a range of whole blocks, and the codes."""
+        codes = self._codes[layer]
+        block = len(codes)
+        if start % block or stop % block or not 0 <= start < stop <= self.size(layer):
+            raise ValueError(f"range {start}..{stop} does not hold whole blocks of layer {layer}")
+        prize, hidden = _block_table(self.n, layer)
+        first, last = start // block, stop // block
+        return prize[first:last], hidden[first:last], codes
+
+
+def _block_table(n: int, k: int) -> tuple[Ints, Ints]:
+    """Return the blocks (p, Q) of layer k in key order: p increasing, then Q's mask."""
+    pairs = [(p, q) for p in range(1, n + 1) for q in masks_of(n, k - 1).tolist()
+             if not (q >> (p - 1)) & 1]
+    table = np.array(pairs, np.int64).reshape(-1, 2)
+    return table[:, 0].copy(), table[:, 1].copy()
+
+
+@njit(cache=True)
+def _sorted_games(prize: Ints, hidden: Ints, k: int, nq: int, colex: Ints, succ: Ints,
+                  sign: Signs, chance: Floats, out: Floats) -> None:
+    """Fill out[i] with the games of the blocks (prize, hidden), hand classes in order:
+    ``p * sign + W`` with W read from the chance values of layer k - 1."""
+    i = 0
+    for j in range(len(prize)):
+        p, cq = prize[j], colex[hidden[j]]
+        for h in range(succ.shape[0]):
+            for a in range(k):
+                for b in range(k):
+                    w = 0.0
+                    if k > 1:
+                        s = succ[h, a, b]
+                        w = -chance[(-1 - s) * nq + cq] if s < 0 else chance[s * nq + cq]
+                    out[i, a, b] = p * sign[h, a, b] + w
+            i += 1
+
+
+@njit(cache=True)
+def _accumulate(values: Floats, prize: Ints, hidden: Ints, classes: int, k: int,
+                sets: int, colex: Ints, out: Floats) -> None:
+    """out[h * C(n, k) + colex(P)] += V(h, P - p, p) / k over the blocks, in order."""
+    inv, i = 1.0 / k, 0
+    for j in range(len(prize)):
+        cp = colex[hidden[j] | (1 << (prize[j] - 1))]
+        for h in range(classes):
+            out[h * sets + cp] += inv * values[i]
+            i += 1
+
+
 def _blocks(tables: Layer, start: int, stop: int) -> tuple[int, int]:
     """Return the hand classes [first, last) of a chunk made of whole h-blocks."""
     if start % tables.block or stop % tables.block or not 0 <= start < stop <= tables.size:

@@ -66,5 +66,60 @@ class IndexedFace(Protocol):
         the parts of a layer's chunks, concatenated in order, are its summary."""
         ...
 
+    # Key order: the same positions in increasing key, for a writer that appends.
 
-__all__ = ["IndexedFace"]
+    def summary_size(self, layer: int) -> int:
+        """Return the number of entries of ``layer``'s summary."""
+        ...
+
+    def sorted_chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
+        """Split the layer's positions *in key order* (0 = the smallest key) into ranges
+        of about ``target`` whose stage games can be built on their own; the ranges
+        depend only on the game, ``layer`` and ``target``, and every range start of one
+        target's cut is a valid start for any other's (whole blocks)."""
+        ...
+
+    def sorted_keys(self, layer: int, start: int, stop: int) -> Ints:
+        """Return the keys of positions start..stop-1 in key order (increasing)."""
+        ...
+
+    def sorted_actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
+        """Return the action labels of positions start..stop-1 in key order."""
+        ...
+
+    def sorted_games(self, layer: int, start: int, stop: int,
+                     below: Floats | None) -> tuple[Floats, Ints, Ints]:
+        """Return the stage games of positions start..stop-1 in key order."""
+        ...
+
+    def accumulate(self, layer: int, start: int, stop: int, values: Floats,
+                   summary: Floats) -> None:
+        """Add the values of positions start..stop-1 in key order to ``summary`` (zeros
+        of ``summary_size`` at first); after all of the layer's ranges, in order, it is
+        the layer's summary, equal to the concatenated ``summarize`` parts."""
+        ...
+
+
+#: Default first layer with stored strategies in games of more than ``SMALL_GAME``
+#: layers (13-card Goofspiel: 1.9 M positions with 11 or more cards in hand, ~0.7 GB of
+#: JSON; all of layer 10 would add ~17 GB): the others are stored values only.
+BIG_STRATEGIES_FROM = 11
+#: Games of at most this many layers store every strategy by default.
+SMALL_GAME = 10
+
+
+def strategy_split(face: IndexedFace | None, strategies_from: int | None) -> int:
+    """Return the first layer that stores strategies, 0 for every layer.
+
+    ``strategies_from`` None picks the default: every layer, except for an indexed face
+    of more than ``SMALL_GAME`` layers, ``BIG_STRATEGIES_FROM`` and up. A split at or
+    below the lowest layer is none (0).
+    """
+    layers = list(face.layers()) if face is not None else [1]
+    if strategies_from is None:
+        big = face is not None and len(layers) > SMALL_GAME
+        strategies_from = BIG_STRATEGIES_FROM if big else 0
+    return strategies_from if strategies_from > min(layers) else 0
+
+
+__all__ = ["BIG_STRATEGIES_FROM", "SMALL_GAME", "IndexedFace", "strategy_split"]

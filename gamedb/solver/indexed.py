@@ -81,6 +81,14 @@ def solve_chunk(face: IndexedFace, layer: int, start: int, stop: int,
                        face.summarize(layer, start, stop, solution.values))
 
 
+def solve_sorted(face: IndexedFace, layer: int, start: int, stop: int,
+                 below: Floats | None) -> BatchSolution:
+    """Solve positions start..stop-1 of ``layer`` in *key order* (``face.sorted_chunks``);
+    the caller adds the values to the layer's summary with ``face.accumulate``."""
+    payoffs, n_rows, n_cols = face.sorted_games(layer, start, stop, below)
+    return solve_games(payoffs, n_rows, n_cols)
+
+
 def indexed_values(face: IndexedFace, *, chunk_size: int = CHUNK_SIZE) -> dict[int, Floats]:
     """Return every layer's values in index order (holds the whole game: small games,
     tests and comparisons only)."""
@@ -91,4 +99,4 @@ def indexed_values(face: IndexedFace, *, chunk_size: int = CHUNK_SIZE) -> dict[i
 
 
 __all__ = ["CHUNK_SIZE", "SolvedChunk", "indexed_values", "solve_chunk", "solve_indexed",
-           "solve_layer"]
+           "solve_layer", "solve_sorted"]

@@ -165,8 +165,9 @@ class GameDB:
         canon = self.game.canonical(state)
         row = self._row(canon.key, text, state)
         where = f"position {text} (key {canon.key})"
-        stored_value, gap, stored = self.checked_row(where, *row)
-        if row.strategy1 is None:  # a values-only file
+        layer = int(self.game.layer_of(np.array([canon.key], np.int64))[0])
+        stored_value, gap, stored = self.checked_row(where, *row, layer=layer)
+        if row.strategy1 is None:  # a values-only file or layer
             stored = dict(zip((1, 2), self._solve_stage(canon.key)))
         strategies: dict[int, dict[int, float]] = {}
         for player in (1, 2):
@@ -180,17 +181,28 @@ class GameDB:
         value = canon.sign * stored_value + canon.offset + 0.0
         return Entry(text, value, strategies, canon.key, gap)
 
+    def stores_strategies(self, layer: int | None = None) -> bool:
+        """True if the file stores the strategies of ``layer`` (of every layer when
+        None): not in a values-only file, nor below ``meta.strategies_from`` (there
+        they are solved on demand, as in a values-only file)."""
+        if self.meta.get("values_only"):
+            return False
+        return layer is None or layer >= int(self.meta.get("strategies_from") or 0)
+
     def checked_row(self, where: str, value: Any, gap: Any, first: str | None,
-                    second: str | None) -> tuple[float, float, dict[int, dict[int, float]]]:
+                    second: str | None, *, layer: int | None = None
+                    ) -> tuple[float, float, dict[int, dict[int, float]]]:
         """Return a stored row's value, gap and stored strategies, or raise ``DamagedFile``.
 
         Args:
             where: the position, for the message.
             value, gap, first, second: the row's columns as SQLite returned them.
+            layer: the row's layer (None: a layer that stores strategies, unless the
+                whole file is values-only).
         """
         for name, number in (("value", value), ("gap", gap)):
             self._check_number(where, name, number)
-        if (first is None or second is None) and not self.meta.get("values_only"):
+        if (first is None or second is None) and self.stores_strategies(layer):
             raise DamagedFile(self.path, f"{where}: no strategy stored (NULL) in a file "
                               "built with strategies")
         try:

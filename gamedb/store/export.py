@@ -136,7 +136,7 @@ def _decoded(db: GameDB, rows: StoredRows, i: int, layer: int) -> Exported:
         raise DamagedFile(db.path, f"{where}: its layer column says {rows.layers[i]!r}, "
                                    f"its key says {layer}")
     value, gap, stored = db.checked_row(where, rows.values[i], rows.gaps[i],
-                                        rows.strategy1[i], rows.strategy2[i])
+                                        rows.strategy1[i], rows.strategy2[i], layer=layer)
     canon = game.canonical(state)
     labels: dict[int, dict[int, int]] | None = None
     if canon.key == key and not canon.swapped:

@@ -53,9 +53,10 @@ class Writer:
     """The single writer of a database file during a build."""
 
     def __init__(self, path: Path, game: Game[Any], settings: dict[str, Any], *,
-                 values_only: bool = False):
+                 values_only: bool = False, strategies_from: int = 0):
         self.path = path
         self.values_only = values_only
+        self.strategies_from = strategies_from
         self._game = game
         self._lock = BuildLock(path)
         self._lock.acquire()
@@ -78,6 +79,7 @@ class Writer:
                 raise SpecMismatch(f"{path} was built {mode}; build it the same way "
                                    f"({'with' if self.meta.get('values_only') else 'without'}"
                                    " --values-only) or use another file")
+            self._check_split()
             if self.complete:  # finished, maybe shipped: never write to it, not even WAL
                 self._engine = None
                 return
@@ -96,10 +98,18 @@ class Writer:
             "key_layout": game.key_layout, "canonical_keys": game.canonical_keys,
             "gamedb_version": gamedb.__version__, "solver": settings,
             "values_only": self.values_only,
+            **({"strategies_from": self.strategies_from} if self.strategies_from else {}),
             "status": "building", "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         })
         self._raw.execute("COMMIT")
 
+
+    def _check_split(self) -> None:
+        """Refuse to continue a build whose ``strategies_from`` differs from this one's."""
+        stored = int(self.meta.get("strategies_from") or 0)
+        if stored != self.strategies_from and not self.complete:
+            raise SpecMismatch(f"{self.path} stores strategies from layer {stored}; build it "
+                               f"the same way (--strategies-from {stored}) or use another file")
 
     @property
     def complete(self) -> bool:
@@ -134,6 +144,20 @@ class Writer:
             raise DamagedFile(self.path, f"position {self._position(key)} (key {key}): the "
                                          f"value {stored.values[bad]!r} is not a finite number")
         return stored.keys, values
+
+    def sorted_values(self, layer: int, step: int) -> Iterator[npt.NDArray[np.float64]]:
+        """Yield the stored values of one layer in key order, ``step`` at a time."""
+        cursor = self._raw.execute("SELECT value FROM states WHERE key BETWEEN ? AND ? "
+                                   "ORDER BY key", layer_bounds(layer))
+        while rows := cursor.fetchmany(step):
+            try:
+                values = np.array([v for (v,) in rows], np.float64)
+            except (TypeError, ValueError):
+                raise DamagedFile(self.path, f"layer {layer}: a stored value is not a "
+                                             "number") from None
+            if not np.isfinite(values).all():
+                raise DamagedFile(self.path, f"layer {layer}: a stored value is not finite")
+            yield values
 
     def _position(self, key: int) -> str:
         try:

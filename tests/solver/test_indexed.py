@@ -91,3 +91,29 @@ def test_strategies_and_their_labels_equal_the_generic_builders(n: int) -> None:
         col_strategies = np.concatenate([c.solution.col_strategies for c in mine])
         assert np.array_equal(row_strategies[at], generic.row_strategies), layer
         assert np.array_equal(col_strategies[at], generic.col_strategies), layer
+
+
+@pytest.mark.parametrize("n", range(1, 8))
+def test_key_order_solves_the_same_positions_to_the_same_values_and_summaries(n: int) -> None:
+    """``sorted_*``: the layer's keys in increasing order, the same values and (by
+    ``accumulate``) the same chance values as index order, bit for bit."""
+    from gamedb.solver.indexed import solve_sorted
+
+    face = _face(n)
+    indexed = indexed_values(face)
+    below = None
+    for layer in face.layers():
+        summary, keys, values = np.zeros(face.summary_size(layer)), [], []
+        for start, stop in face.sorted_chunks(layer, 300):
+            solution = solve_sorted(face, layer, start, stop, below)
+            face.accumulate(layer, start, stop, solution.values, summary)
+            keys.append(face.sorted_keys(layer, start, stop))
+            values.append(solution.values)
+            rows, cols = face.sorted_actions(layer, start, stop)
+            assert rows.shape == cols.shape == (stop - start, layer)
+        ordered = np.concatenate(keys)
+        assert np.array_equal(ordered, np.sort(face.keys(layer, 0, face.size(layer))))
+        assert np.array_equal(np.concatenate(values), indexed[layer][face.rank(layer, ordered)])
+        whole = face.summarize(layer, 0, face.size(layer), indexed[layer])
+        assert np.array_equal(summary, whole), layer
+        below = summary

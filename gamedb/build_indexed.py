@@ -1,0 +1,187 @@
+"""Build a game through its indexed face (``games.indexed``): solving meets storing.
+
+The builder of ``gamedb.build`` for families that offer ``Game.indexed_face()``
+(point-difference Goofspiel): no enumeration and no value table. Layers are solved in
+the face's order, each in chunks of consecutive positions *in key order*
+(``IndexedFace.sorted_chunks``), from the summary of the layer before (a few bytes per
+position: Goofspiel's chance values). Each chunk becomes ``states`` rows whose keys all
+follow the rows already stored, so SQLite appends at the end of its B-tree (9 cards,
+values-only rows: 597 k rows/s in key order against 192 k sorted per chunk in index
+order). Rows hold strategies only in layers ``>= strategies_from``; below, NULL (solved
+on demand by ``GameDB.probe``, as in a values-only file).
+
+Resume: chunks are committed in key order, so a layer's state in the file is one
+number, ``layers.done``: its smallest ``done`` keys are stored. A restarted build
+re-accumulates the summary of the layer below and of the done part of the current
+layer from the stored values (streamed in key order; the same doubles in the same
+order, so the same summary) and continues at position ``done``.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gamedb.games.base import Game, root_of
+from gamedb.games.indexed import Floats, IndexedFace
+from gamedb.solver.indexed import CHUNK_SIZE, solve_sorted
+from gamedb.store.codec import encode
+from gamedb.store.engine import BuildProgress
+from gamedb.store.errors import DamagedFile
+from gamedb.store.writer import ChunkRows, Writer
+from gamedb.workers import Workers
+
+Progress = Callable[[int, int], None]
+
+#: Stored values read at once when a resumed build rebuilds a summary.
+READ_CHUNK = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedRun:
+    """What one run of the indexed builder did."""
+
+    states: int
+    solved: int
+    fallbacks: int
+
+
+def build_layers(face: IndexedFace, writer: Writer, *, workers: int = 1,
+                 chunk_size: int = CHUNK_SIZE, strategies_from: int = 0,
+                 on_progress: Progress | None = None) -> IndexedRun:
+    """Solve and store every position of ``face`` that ``writer``'s file lacks.
+
+    Args:
+        face: the game's indexed face.
+        writer: the open file (a partial build is continued at its ``layers.done``).
+        workers: solver processes for layers of several chunks (one process writes).
+        chunk_size: target positions per chunk and per transaction.
+        strategies_from: layers below this store NULL strategies (values only).
+        on_progress: called with (positions done, positions total) after each chunk.
+    """
+    sizes = {layer: face.size(layer) for layer in face.layers()}
+    writer.ensure_layers(sizes)
+    run = _Run(face, writer, sizes, workers, chunk_size, strategies_from, on_progress)
+    below: Floats | None = None
+    for layer in face.layers():
+        if run.done.get(layer, 0) < sizes[layer]:
+            if below is None and layer != min(sizes):
+                below = _stored_summary(face, writer, layer - 1, run.done.get(layer - 1, 0))
+            below = run.layer(layer, below)
+        else:
+            below = None  # read from the file only if a later layer needs it
+    run.flush()
+    return IndexedRun(sum(sizes.values()), run.solved, run.fallbacks)
+
+
+class _Run:
+    """The state of one run: progress counters and the rows not yet committed."""
+
+    def __init__(self, face: IndexedFace, writer: Writer, sizes: dict[int, int], workers: int,
+                 chunk_size: int, strategies_from: int, on_progress: Progress | None):
+        self.face, self.writer, self.sizes = face, writer, sizes
+        self.workers, self.chunk_size, self.split = workers, chunk_size, strategies_from
+        self.on_progress = on_progress
+        self.done = writer.done_counts()
+        self.total, self.finished = sum(sizes.values()), sum(self.done.values())
+        self.solved = self.fallbacks = 0
+        self.start = time.perf_counter()
+        self.pending: list[ChunkRows] = []  # small layers share a transaction
+        self.progress: BuildProgress | None = None
+
+    def layer(self, layer: int, below: Floats | None) -> Floats:
+        """Solve and store the rest of ``layer``; return its whole summary."""
+        done = self.done.get(layer, 0)
+        summary = _stored_summary(self.face, self.writer, layer, done)
+        chunks = self.face.sorted_chunks(layer, self.chunk_size)
+        ranges = [(max(a, done), b) for a, b in chunks if b > done]
+        for (start, stop), (rows, fell_back) in zip(ranges, self._solved(layer, ranges, below)):
+            self.face.accumulate(layer, start, stop, rows.values, summary)
+            self._commit(rows, fell_back, stop)
+        return summary
+
+    def _solved(self, layer: int, ranges: list[tuple[int, int]],
+                below: Floats | None) -> Iterator[tuple[ChunkRows, int]]:
+        solve = functools.partial(_chunk_rows, self.face, layer, below, layer >= self.split)
+        if self.workers <= 1 or len(ranges) <= 1:
+            yield from map(solve, ranges)
+            return
+        with Workers(self.workers, solve) as pool:  # forked now: they inherit ``below``
+            yield from pool.imap(ranges)
+
+    def _commit(self, rows: ChunkRows, fell_back: int, layer_done: int) -> None:
+        self.solved += len(rows.keys)
+        self.fallbacks += fell_back
+        rate = self.solved / max(time.perf_counter() - self.start, 1e-9)
+        left = self.total - self.finished - self.solved
+        self.progress = BuildProgress(rows.layer, layer_done, self.sizes[rows.layer],
+                                      round(rate, 1), round(left / rate, 1),
+                                      self.finished + self.solved, self.total, time.time())
+        self.pending.append(rows)
+        if sum(len(p.keys) for p in self.pending) >= self.chunk_size:
+            self.flush()
+        if self.on_progress is not None:
+            self.on_progress(self.finished + self.solved, self.total)
+
+    def flush(self) -> None:
+        """Commit the pending rows with the latest progress."""
+        if self.pending:
+            self.writer.write_chunks(self.pending, self.progress)
+            self.pending = []
+
+
+def _chunk_rows(face: IndexedFace, layer: int, below: Floats | None, strategies: bool,
+                bounds: tuple[int, int]) -> tuple[ChunkRows, int]:
+    """Solve positions start..stop-1 (key order); return their rows and fallbacks."""
+    start, stop = bounds
+    began = time.perf_counter()
+    solution = solve_sorted(face, layer, start, stop, below)
+    first = second = None
+    if strategies:
+        row_actions, col_actions = face.sorted_actions(layer, start, stop)
+        first = encode(solution.row_strategies, row_actions)
+        second = encode(solution.col_strategies, col_actions)
+    rows = ChunkRows(layer, face.sorted_keys(layer, start, stop), solution.values,
+                     solution.gaps, first, second, time.perf_counter() - began)
+    return rows, solution.fallbacks
+
+
+def _stored_summary(face: IndexedFace, writer: Writer, layer: int, done: int) -> Floats:
+    """Return the summary of the first ``done`` positions (key order) of ``layer``,
+    accumulated from the stored values as the build accumulated them (same doubles)."""
+    summary = np.zeros(face.summary_size(layer))
+    start = 0
+    if done:
+        step = face.sorted_chunks(layer, READ_CHUNK)[0][1]  # whole blocks
+        for values in writer.sorted_values(layer, step):
+            stop = start + len(values)
+            if stop > done:
+                break
+            try:
+                face.accumulate(layer, start, stop, values, summary)
+            except ValueError:  # not whole blocks
+                break
+            start = stop
+    if start != done:
+        raise DamagedFile(writer.path, f"layer {layer}: the layers table says {done:,} "
+                                       "position(s) solved; the stored ones differ")
+    return summary
+
+
+def root_value(game: Game[Any], writer: Writer) -> float:
+    """Return the value of the start: the root keys' stored values, weighted."""
+    root = root_of(game)
+    values: dict[int, float] = {}
+    for layer in set(game.layer_of(root.keys).tolist()):
+        keys, stored = writer.layer_values(layer)
+        values.update(zip(keys.tolist(), stored.tolist()))
+    looked_up = np.array([values[k] for k in root.keys.tolist()])
+    return float(np.dot(root.weight, looked_up)) + 0.0
+
+
+__all__ = ["IndexedRun", "build_layers", "root_value"]
