@@ -36,8 +36,7 @@ from gamedb.solver.backward import (
 )
 from gamedb.solver.matrix_game import TOLERANCE
 from gamedb.store.codec import encode
-from gamedb.store.engine import BuildProgress
-from gamedb.store.writer import ChunkRows, Writer
+from gamedb.store.writer import ChunkCommitter, ChunkRows, Writer
 from gamedb.workers import Workers
 
 #: States per transaction: large enough for fast bulk writes, small enough to lose little.
@@ -220,15 +219,12 @@ def _enumerate(game: Game[Any], workers: int) -> dict[int, Keys]:
 def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, workers: int,
                   chunk_size: int, on_progress: Progress | None,
                   values_only: bool, split: int = 0) -> tuple[int, int, ValueTable]:
-    done = writer.done_counts()
-    total, finished = sum(map(len, layers.values())), sum(done.values())
-    table, solved, fallbacks = ValueTable(), 0, 0
-    start = time.perf_counter()
-    pending: list[ChunkRows] = []  # small layers share a transaction
-    progress: BuildProgress | None = None
+    run = ChunkCommitter(writer, {k: len(v) for k, v in layers.items()}, chunk_size,
+                         on_progress)
+    table = ValueTable()
     for layer in sorted(layers):
         keys = layers[layer]
-        if done.get(layer, 0) == len(keys):
+        if run.done.get(layer, 0) == len(keys):
             continue
         _load_needed(game, layer, layers, writer, table)
         old_keys, old_values = writer.layer_values(layer)
@@ -239,22 +235,10 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, w
             for rows, fell_back in chunks:
                 new_keys.append(rows.keys)
                 new_values.append(rows.values)
-                solved, fallbacks = solved + len(rows.keys), fallbacks + fell_back
-                rate = solved / max(time.perf_counter() - start, 1e-9)
-                progress = BuildProgress(
-                    layer, sum(map(len, new_keys)), len(keys), round(rate, 1),
-                    round((total - finished - solved) / rate, 1), finished + solved, total,
-                    time.time())
-                pending.append(rows)
-                if sum(len(p.keys) for p in pending) >= chunk_size:
-                    writer.write_chunks(pending, progress)
-                    pending = []
-                if on_progress is not None:
-                    on_progress(finished + solved, total)
+                run.commit(rows, fell_back, sum(map(len, new_keys)))
         table.add(layer, np.concatenate(new_keys), np.concatenate(new_values))
-    if pending:
-        writer.write_chunks(pending, progress)
-    return solved, fallbacks, table
+    run.flush()
+    return run.solved, run.fallbacks, table
 
 
 def _load_needed(game: Game[Any], layer: int, layers: dict[int, Keys], writer: Writer,

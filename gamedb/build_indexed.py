@@ -31,9 +31,8 @@ from gamedb.games.base import Game, root_of
 from gamedb.games.indexed import Floats, IndexedFace
 from gamedb.solver.indexed import CHUNK_SIZE, solve_sorted
 from gamedb.store.codec import encode
-from gamedb.store.engine import BuildProgress
 from gamedb.store.errors import DamagedFile
-from gamedb.store.writer import ChunkRows, Writer
+from gamedb.store.writer import ChunkCommitter, ChunkRows, Writer
 from gamedb.workers import Workers
 
 Progress = Callable[[int, int], None]
@@ -79,20 +78,13 @@ def build_layers(face: IndexedFace, writer: Writer, *, workers: int = 1,
     return IndexedRun(sum(sizes.values()), run.solved, run.fallbacks)
 
 
-class _Run:
-    """The state of one run: progress counters and the rows not yet committed."""
+class _Run(ChunkCommitter):
+    """One run of the indexed builder: the face, the workers, the committer's counts."""
 
     def __init__(self, face: IndexedFace, writer: Writer, sizes: dict[int, int], workers: int,
                  chunk_size: int, strategies_from: int, on_progress: Progress | None):
-        self.face, self.writer, self.sizes = face, writer, sizes
-        self.workers, self.chunk_size, self.split = workers, chunk_size, strategies_from
-        self.on_progress = on_progress
-        self.done = writer.done_counts()
-        self.total, self.finished = sum(sizes.values()), sum(self.done.values())
-        self.solved = self.fallbacks = 0
-        self.start = time.perf_counter()
-        self.pending: list[ChunkRows] = []  # small layers share a transaction
-        self.progress: BuildProgress | None = None
+        super().__init__(writer, sizes, chunk_size, on_progress)
+        self.face, self.workers, self.split = face, workers, strategies_from
 
     def layer(self, layer: int, below: Floats | None) -> Floats:
         """Solve and store the rest of ``layer``; return its whole summary."""
@@ -102,7 +94,7 @@ class _Run:
         ranges = [(max(a, done), b) for a, b in chunks if b > done]
         for (start, stop), (rows, fell_back) in zip(ranges, self._solved(layer, ranges, below)):
             self.face.accumulate(layer, start, stop, rows.values, summary)
-            self._commit(rows, fell_back, stop)
+            self.commit(rows, fell_back, stop)
         return summary
 
     def _solved(self, layer: int, ranges: list[tuple[int, int]],
@@ -113,26 +105,6 @@ class _Run:
             return
         with Workers(self.workers, solve) as pool:  # forked now: they inherit ``below``
             yield from pool.imap(ranges)
-
-    def _commit(self, rows: ChunkRows, fell_back: int, layer_done: int) -> None:
-        self.solved += len(rows.keys)
-        self.fallbacks += fell_back
-        rate = self.solved / max(time.perf_counter() - self.start, 1e-9)
-        left = self.total - self.finished - self.solved
-        self.progress = BuildProgress(rows.layer, layer_done, self.sizes[rows.layer],
-                                      round(rate, 1), round(left / rate, 1),
-                                      self.finished + self.solved, self.total, time.time())
-        self.pending.append(rows)
-        if sum(len(p.keys) for p in self.pending) >= self.chunk_size:
-            self.flush()
-        if self.on_progress is not None:
-            self.on_progress(self.finished + self.solved, self.total)
-
-    def flush(self) -> None:
-        """Commit the pending rows with the latest progress."""
-        if self.pending:
-            self.writer.write_chunks(self.pending, self.progress)
-            self.pending = []
 
 
 def _chunk_rows(face: IndexedFace, layer: int, below: Floats | None, strategies: bool,

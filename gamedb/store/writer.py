@@ -12,7 +12,7 @@ import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -225,6 +225,49 @@ class Writer:
             self._conn.close()
             self._engine.dispose()
             self._lock.release()
+
+
+class ChunkCommitter:
+    """Commit a build run's chunks as they are solved, counting its progress.
+
+    Small chunks share a transaction (at least ``chunk_size`` positions each); every
+    transaction carries the run's latest ``BuildProgress`` for a live ``gamedb info``.
+    Both builders (``gamedb.build`` and ``gamedb.build_indexed``) commit through it.
+    """
+
+    def __init__(self, writer: Writer, sizes: dict[int, int], chunk_size: int,
+                 on_progress: Callable[[int, int], None] | None):
+        self.writer, self.sizes, self.chunk_size = writer, sizes, chunk_size
+        self.on_progress = on_progress
+        self.done = writer.done_counts()
+        """Positions of each layer stored before this run."""
+        self.total, self.finished = sum(sizes.values()), sum(self.done.values())
+        self.solved = self.fallbacks = 0
+        self._start = time.perf_counter()
+        self._pending: list[ChunkRows] = []
+        self._progress: BuildProgress | None = None
+
+    def commit(self, rows: ChunkRows, fell_back: int, layer_done: int) -> None:
+        """Count ``rows`` (``layer_done``: positions of its layer stored with it) and
+        write the pending chunks once they make a transaction."""
+        self.solved += len(rows.keys)
+        self.fallbacks += fell_back
+        rate = self.solved / max(time.perf_counter() - self._start, 1e-9)
+        left = self.total - self.finished - self.solved
+        self._progress = BuildProgress(rows.layer, layer_done, self.sizes[rows.layer],
+                                       round(rate, 1), round(left / rate, 1),
+                                       self.finished + self.solved, self.total, time.time())
+        self._pending.append(rows)
+        if sum(len(p.keys) for p in self._pending) >= self.chunk_size:
+            self.flush()
+        if self.on_progress is not None:
+            self.on_progress(self.finished + self.solved, self.total)
+
+    def flush(self) -> None:
+        """Commit the pending rows with the latest progress."""
+        if self._pending:
+            self.writer.write_chunks(self._pending, self._progress)
+            self._pending = []
 
 
 def _checkpoint(raw: sqlite3.Connection) -> None:
