@@ -38,9 +38,6 @@ from gamedb.store.views import VIEWS, view_ddl
 from gamedb.store.migrate import check_schema
 
 
-#: Keys per ``IN (...)`` query (SQLite allows 32766 parameters).
-_MAX_PARAMS = 30_000
-
 
 @dataclass(frozen=True, slots=True)
 class Entry:
@@ -271,17 +268,16 @@ class GameDB:
         return decode(first), decode(second)
 
     def _stored_values(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-        """Return the stored values of sorted ``keys`` (all must be stored)."""
-        states, found = schema.states.c, dict[int, float]()
-        for start in range(0, len(keys), _MAX_PARAMS):
-            part = keys[start:start + _MAX_PARAMS].tolist()
-            rows = self._conn.execute(select(states.key, states.value).where(states.key.in_(part)))
-            found.update((key, value) for key, value in rows)
-        missing = [k for k in keys.tolist() if k not in found]
-        if missing:
-            raise NotSolved(f"{self.path.name} lacks successor key {missing[0]} of a "
+        """Return the stored values of sorted, distinct ``keys`` (all must be stored)."""
+        found, values = self.values_of(keys)
+        if len(found) < len(keys):
+            missing = int(np.setdiff1d(keys, found)[0])
+            raise NotSolved(f"{self.path.name} lacks successor key {missing} of a "
                             "values-only position (an unfinished build?)")
-        return np.array([found[k] for k in keys.tolist()], np.float64)
+        if np.isnan(values).any():
+            key = int(found[np.isnan(values)][0])
+            raise DamagedFile(self.path, f"key {key}: its value is not a finite number")
+        return values
 
     def get(self, position: Any, default: Entry | None = None) -> Entry | None:
         """Like ``probe`` but return ``default`` for a position that is not stored."""
