@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamedb.games.base import TERMINAL, Expansion, Game, GameError
+from gamedb.games.indexed import IndexedFace
 from gamedb.solver.backward import ValueTable, batches, stage_matrices
 from gamedb.solver.exact import solve_exact
 from gamedb.solver.matrix_game import TOLERANCE, batch_gaps, solve_games
@@ -226,10 +227,30 @@ def _sampled(db: GameDB, sample: int, seed: int,
     total = sum(counts.values())
     picks = np.sort(np.random.default_rng(seed).choice(total, min(sample, total), replace=False))
     starts = np.cumsum([0] + [counts[layer] for layer in layers])
+    face = db.game.indexed_face()
     for i, layer in enumerate(layers):
         mine = picks[(picks >= starts[i]) & (picks < starts[i + 1])] - starts[i]
-        if len(mine):
-            yield from _rows_with_successors(db, _keys_at(db, layer, mine))
+        if not len(mine):
+            continue
+        if face is not None and layer in face.layers() and counts[layer] == face.size(layer):
+            keys = _keys_by_index(face, layer, mine)  # a whole layer: no pass over its keys
+        else:
+            keys = _keys_at(db, layer, mine)
+        yield from _rows_with_successors(db, keys)
+
+
+def _keys_by_index(face: IndexedFace, layer: int,
+                   offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The keys at the given sorted offsets of a whole layer, unranked by the game's
+    index (the same keys as ``_keys_at``: offsets count in key order)."""
+    blocks = np.array(face.sorted_chunks(layer, 1), np.int64)  # whole blocks, in order
+    which = np.searchsorted(blocks[:, 0], offsets, side="right") - 1
+    chosen = []
+    for block in np.unique(which).tolist():
+        start, stop = blocks[block]
+        keys = face.sorted_keys(layer, int(start), int(stop))
+        chosen.append(keys[offsets[which == block] - start])
+    return np.concatenate(chosen)
 
 
 def _keys_at(db: GameDB, layer: int, offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
