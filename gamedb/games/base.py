@@ -67,6 +67,9 @@ class Param:
     choices: tuple[str, ...] = ()
     low: int | None = None
     high: int | None = None
+    commas: bool = False
+    """The value is a comma-separated list: in a spec, the parts after it that hold no
+    '=' continue it (``hackenbush(edges=0-1,1-2)``)."""
 
     def coerce(self, raw: str) -> Any:
         """Parse ``raw`` into this parameter's type, checking range and choices."""

@@ -47,6 +47,15 @@ states = Table(
     Column("strategy2", Text, comment='player 2 (column): JSON {"label": prob}'),
 )
 
+#: Sprague-Grundy values of the stored positions of an impartial family
+#: (``Capabilities.impartial``: Nim, Hackenbush); empty for every other family.
+grundy = Table(
+    "grundy", metadata,
+    Column("key", Integer, primary_key=True, autoincrement=False, comment="states.key"),
+    Column("grundy", Integer, nullable=False, comment="Sprague-Grundy value (mex of the moves')"),
+    sqlite_with_rowid=False,
+)
+
 #: One row per stored non-zero probability, unpacked from the JSON columns of ``states``
 #: (a key's rows come from its primary-key row, so ``WHERE key = ...`` stays a lookup).
 STRATEGIES_VIEW = """CREATE VIEW strategies(key, player, action, prob) AS

@@ -9,7 +9,8 @@ shell, Datasette) can then browse a file without any gamedb code.
 Two views per file (docs/format.md lists their columns):
 
 * ``positions``: ``key, layer``, the decoded fields, ``position`` (the text
-  ``gamedb show`` reads), ``value``, ``gap``;
+  ``gamedb show`` reads), ``value``, ``gap`` and, for an impartial family (Nim,
+  Hackenbush), ``grundy`` (its Sprague-Grundy value, table ``grundy``);
 * ``position_strategies``: the same position columns plus ``player``, ``action``
   (the stored label), the real action in the decoded position (``card``, ``bid``,
   ``move`` or ``cell``) and ``prob``.
@@ -58,10 +59,12 @@ def view_ddl(game: Game[Any]) -> list[str]:
     if decoding is None:
         return []
     stages, public = decoding
-    source = decoded_select(stages)
+    grundy = game.capabilities.impartial
+    source = decoded_select(stages, _GRUNDY_SOURCE if grundy else _SOURCE)
     columns = ", ".join(public)
     return [
-        f"CREATE VIEW positions AS\nSELECT key, layer, position, {columns}, value, gap\n"
+        f"CREATE VIEW positions AS\nSELECT key, layer, position, {columns}, value, gap"
+        f"{', grundy' if grundy else ''}\n"
         f"FROM ({source})",
         f"CREATE VIEW position_strategies AS\n"
         f"SELECT p.key, p.layer, p.position, {', '.join('p.' + c for c in public)}, p.value,\n"
@@ -70,7 +73,13 @@ def view_ddl(game: Game[Any]) -> list[str]:
     ]
 
 
-def decoded_select(stages: Stages, source: str = "SELECT key, layer, value, gap FROM states") -> str:
+_SOURCE = "SELECT key, layer, value, gap FROM states"
+#: An impartial family's positions carry their Sprague-Grundy value.
+_GRUNDY_SOURCE = ("SELECT s.key, s.layer, s.value, s.gap, g.grundy "
+                  "FROM states AS s LEFT JOIN grundy AS g ON g.key = s.key")
+
+
+def decoded_select(stages: Stages, source: str = _SOURCE) -> str:
     """Return a SELECT of every column of ``stages`` (inner ones too) over ``source``."""
     for stage in stages:  # each stage may use the names of the stages before it
         source = f"SELECT *, {', '.join(f'{expr} AS {name}' for name, expr in stage)}\n" \
