@@ -27,6 +27,7 @@ SPECS = [
     ("goofspiel(num_cards=4,points_order=descending,ties=carry)", False),
     ("oshi_zumo(coins=6,size=2,min_bid=1)", True), ("oshi_zumo(coins=5,size=2,min_bid=0)", False),
     ("nim(heaps=1-2-3)", True), ("nim(heaps=2-3)", False), ("tictoe", True), ("tictoe", False),
+    ("hackenbush(edges=0-1,1-2,2-0,0-0)", True), ("hackenbush(edges=0-1,1-2,1-1)", False),
 ]
 
 
