@@ -262,7 +262,9 @@ class _Check:
     def _parse_values(self, rows: StoredRows) -> tuple[Floats, dict[int, str]]:
         values = rows.numbers()
         layer = int(self.game.layer_of(rows.keys[:1])[0]) if len(rows.keys) else 0
-        gaps = replace(rows, values=rows.gaps).numbers()
+        stores = self.db.stores_strategies(layer)  # else a NULL gap is how 0004 stores it
+        gaps = replace(rows, values=tuple(0.0 if g is None and not stores else g
+                                          for g in rows.gaps)).numbers()
         suspects = np.flatnonzero(np.isnan(values) | np.isnan(gaps)).tolist()
         suspects += [i for i, stored in enumerate(rows.layers) if stored != layer]
         reasons = {}

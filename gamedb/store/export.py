@@ -94,7 +94,7 @@ class Exported:
     """``game.format_position(game.decode(key))``: the canonical representative
     (Jujitsu and Goofspiel hands in ranks, players maybe swapped)."""
     value: float
-    gap: float
+    gap: float | None
     stored: dict[int, dict[int, float]]
     """Stored player -> stored action label -> probability."""
     labels: dict[int, dict[int, int]] | None
