@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Float, Integer, MetaData, Table, Text
 
 #: Bump when the meaning of a table changes; alembic revisions carry the history.
-SCHEMA_REVISION = "0004"
+SCHEMA_REVISION = "0005"
 
 metadata = MetaData(naming_convention={
     "ix": "ix_%(column_0_label)s",

@@ -37,9 +37,10 @@ from gamedb.games.layout import Stages
 VIEWS = ("positions", "position_strategies")
 
 
-def create_views(connection: Connection, game: Game[Any]) -> bool:
-    """Create (or replace) the readable views of ``game``'s file; False if none exist."""
-    ddl = view_ddl(game)
+def create_views(connection: Connection, game: Game[Any], *, grundy: bool = True) -> bool:
+    """Create (or replace) the readable views of ``game``'s file; False if none exist
+    (``grundy=False``: without the ``grundy`` column, as before schema 0005)."""
+    ddl = view_ddl(game, grundy=grundy)
     for name in VIEWS:
         connection.execute(text(f"DROP VIEW IF EXISTS {name}"))
     for statement in ddl:
@@ -53,13 +54,14 @@ def drop_views(connection: Connection) -> None:
         connection.execute(text(f"DROP VIEW IF EXISTS {name}"))
 
 
-def view_ddl(game: Game[Any]) -> list[str]:
-    """Return the CREATE VIEW statements for ``game`` (empty for an unknown key layout)."""
+def view_ddl(game: Game[Any], *, grundy: bool = True) -> list[str]:
+    """Return the CREATE VIEW statements for ``game`` (empty for an unknown key layout);
+    an impartial family's ``positions`` has a ``grundy`` column unless ``grundy`` is False."""
     decoding = decoding_of(game)
     if decoding is None:
         return []
     stages, public = decoding
-    grundy = game.capabilities.impartial
+    grundy = grundy and game.capabilities.impartial
     source = decoded_select(stages, _GRUNDY_SOURCE if grundy else _SOURCE)
     columns = ", ".join(public)
     return [
