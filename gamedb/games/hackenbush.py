@@ -29,8 +29,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
+
 from gamedb.games.base import (
-    Canonical, Capabilities, Distribution, Game, GameError, Param, parse_integer, shown,
+    LAYER_SHIFT, TERMINAL, Canonical, Capabilities, Distribution, Expansion, Game, GameError,
+    Keys, Param, parse_integer, reference_expand, shown,
 )
 from gamedb.games.layout import Field, KeyLayout
 from gamedb.games.text import format_cards, parse_cards, parse_fields, require_fields
@@ -103,6 +106,7 @@ move after player 1 erased the loop (edge 7)
         self.capabilities = Capabilities("edge", impartial=True)
         self._incident = _incidence(self.edges)
         self._full = (1 << len(self.edges)) - 1
+        self._dense = _renumbered(self.edges)
 
     # -- reference face ------------------------------------------------------------
 
@@ -158,6 +162,45 @@ move after player 1 erased the loop (edge 7)
                         todo.append(other)
         return kept
 
+    # -- layer face -------------------------------------------------------------------
+
+    def expand(self, keys: Keys) -> Expansion:
+        """Return the successors of canonical keys sharing one layer (vectorized).
+
+        Every state of layer L has its L edges as moves (player 1 on move, player 2
+        passes); each successor is stored with the players swapped (weight -1), or is
+        the end of the game (+1: player 1 erased the last edge).
+        """
+        keys = np.asarray(keys, dtype=np.int64)
+        if (keys >> _MOVER_BIT & 1).any():  # player 2 to move: not a canonical key
+            return reference_expand(self, keys)
+        masks = keys & self._full
+        layer = int(np.bitwise_count(masks[0])) if len(keys) else 1
+        bits = (masks[:, None] >> np.arange(len(self.edges))) & 1  # (B, E)
+        rows = np.argsort(-bits, axis=1, kind="stable")[:, :layer]  # set edges, increasing
+        erased = masks[:, None] & ~(np.int64(1) << rows)
+        left = self._grounded_all(erased.ravel()).reshape(erased.shape)
+        ended = left == 0
+        succ = np.where(ended, TERMINAL, left | np.bitwise_count(left).astype(np.int64) << LAYER_SHIFT)
+        B = len(keys)
+        return Expansion(keys, np.full(B, layer, np.int64), np.ones(B, np.int64),
+                         (rows + 1).astype(np.int64), np.zeros((B, 1), np.int64),
+                         succ.reshape(B, layer, 1, 1),
+                         np.where(ended, 1.0, -1.0).reshape(B, layer, 1, 1))
+
+    def _grounded_all(self, masks: Keys) -> Keys:
+        """``grounded`` of many masks at once: the ground's reach spreads edge by edge
+        until it stops (vertices renumbered 0..V-1, V <= edges + 1, so a mask fits)."""
+        reached, kept = np.ones_like(masks), np.zeros_like(masks)
+        while True:
+            before = kept
+            for i, (u, v) in enumerate(self._dense):
+                on = (masks >> i & 1 & ((reached >> u) | (reached >> v))).astype(bool)
+                reached = np.where(on, reached | (1 << u) | (1 << v), reached)
+                kept = np.where(on, kept | (1 << i), kept)
+            if (kept == before).all():
+                return kept
+
     # -- positions as text -----------------------------------------------------------
 
     def parse_position(self, text: str) -> HackenbushState:
@@ -191,6 +234,19 @@ def _layout(count: int) -> KeyLayout:
                                        Field("mover", _MOVER_BIT, 1, bias=-1)),
                      columns=("edges", "mover", "edges_mask"),
                      text=(("edges", "edges"), ("mover", "mover")))
+
+
+def _renumbered(edges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """The edges over vertices renumbered 0, 1, ... in order of appearance (0 stays 0).
+
+    >>> _renumbered(((0, 7), (7, 900), (900, 0)))
+    ((0, 1), (1, 2), (2, 0))
+    """
+    number = {0: 0}
+    for u, v in edges:
+        for x in (u, v):
+            number.setdefault(x, len(number))
+    return tuple((number[u], number[v]) for u, v in edges)
 
 
 def _incidence(edges: tuple[tuple[int, int], ...]) -> dict[int, list[tuple[int, int]]]:
