@@ -36,7 +36,7 @@ from gamedb.games.base import (
     Keys, Param, parse_integer, reference_expand, shown,
 )
 from gamedb.games.layout import Field, KeyLayout
-from gamedb.games.text import format_cards, parse_cards, parse_fields, require_fields
+from gamedb.games.text import format_cards, parse_fields, require_fields
 
 #: Most edges a picture may have: the mask of edges left must fit below the mover's bit.
 MAX_EDGES = 40
@@ -209,8 +209,7 @@ move after player 1 erased the loop (edge 7)
             return self.initial()[0][1]
         fields = parse_fields(text)
         require_fields(fields, ("edges",), ("mover",))
-        numbers = parse_cards(fields["edges"], field_name="edges", n=len(self.edges))
-        mask = sum(1 << (i - 1) for i in numbers)
+        mask = self._parse_mask(fields["edges"])
         loose = mask & ~self.grounded(mask)
         if loose:
             edge = (loose & -loose).bit_length()
@@ -221,6 +220,19 @@ move after player 1 erased the loop (edge 7)
         if mover not in ("1", "2"):
             raise GameError(f"mover must be 1 or 2, got {shown(mover)}")
         return HackenbushState(mask, int(mover))
+
+    def _parse_mask(self, text: str) -> int:
+        """Read the edges left, ``1,2,4`` (``-`` for none), as a mask."""
+        if text == "-":
+            return 0
+        rule = "edges must be comma-separated edge numbers or '-'"
+        numbers = [parse_integer(part, rule, text) for part in text.split(",")]
+        if len(set(numbers)) != len(numbers):
+            raise GameError(f"edges repeats an edge: {shown(text)}")
+        if any(not 1 <= i <= len(self.edges) for i in numbers):
+            raise GameError(f"edges holds an edge number outside 1..{len(self.edges)} "
+                            f"(the spec's edges in order): {shown(text)}")
+        return sum(1 << (i - 1) for i in numbers)
 
     def format_position(self, s: HackenbushState) -> str:
         """Write a position the way ``parse_position`` reads it."""

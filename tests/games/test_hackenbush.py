@@ -183,7 +183,8 @@ def test_bad_pictures_are_refused_in_one_line(spec: str, message: str) -> None:
 
 @pytest.mark.parametrize("text, message", [
     ("edges=2 mover=1", r"edge 2 \(1-2\) does not hang from the ground"),
-    ("edges=1,9", "outside 1..3"),
+    ("edges=1,9", "edge number outside 1..3"),
+    ("edges=1,x", "comma-separated edge numbers"),
     ("edges=1,1", "repeats"),
     ("edges=1 mover=3", "mover must be 1 or 2"),
     ("heaps=1", "unknown field"),
