@@ -150,7 +150,8 @@ class Capabilities:
     axes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     """Range (low, high) of each position field, for plot axes."""
     impartial: bool = False
-    """Both players have the same moves in every position (Nim)."""
+    """Both players have the same moves in every position (Nim, Hackenbush): the build
+    stores every position's Sprague-Grundy value (``gamedb.solver.grundy``)."""
     build_costs: BuildCosts | None = None
     """Measured build costs per position (None: ``gamedb.estimate``'s generic guess)."""
 
