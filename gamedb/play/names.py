@@ -36,8 +36,9 @@ def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
         return EquilibriumVs(Equilibrium(game, db), make_agent(name.partition(":")[2], game, db))
     if name in ("equilibrium", "support-random", "nash-range"):
         eq = Equilibrium(game, db)
-        return {"equilibrium": eq, "support-random": SupportRandom(eq),
-                "nash-range": NashRange(eq)}[name]
+        wrapped: dict[str, Agent] = {"equilibrium": eq, "support-random": SupportRandom(eq),
+                                     "nash-range": NashRange(eq)}
+        return wrapped[name]
     simple: dict[str, Agent] = {"random": Uniform(), "highest": Highest(), "lowest": Lowest(),
                                 "two-else-one": TwoElseOne()}
     if name in simple:
