@@ -28,8 +28,8 @@ from gamedb.games.oshi_zumo import OshiZumo
 from gamedb.games.raw import RawKeys
 from gamedb.games.tictoe import Tictoe
 
-GAMES: dict[str, type[Game[Any]]] = {cls.name: cls for cls in (Jujitsu, Goofspiel, OshiZumo, Nim, Tictoe,
-                                                           Hackenbush)}
+GAMES: dict[str, type[Game[Any]]] = {
+    cls.name: cls for cls in (Jujitsu, Goofspiel, OshiZumo, Nim, Tictoe, Hackenbush)}
 
 _SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$")
 
