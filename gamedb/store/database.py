@@ -265,6 +265,10 @@ class GameDB:
     def _why_missing(self, state: Any) -> str:
         """Return why a position is missing: the build is unfinished, or (when the game
         can tell) no play reaches it; '' when neither is known."""
+        book = self.meta.get("book_from_layer")
+        if book is not None and self.game.layer(state) < book:
+            return (f" (an opening book: it holds layer {book} and up; the full file or "
+                    f"gamedb solve answers this position)")
         if self.meta.get("status", "building") == "complete":
             why = self.game.unreachable(state)
             return f" ({why}: no play reaches it)" if why else ""
