@@ -34,6 +34,7 @@ from gamedb.jit import needs_compiling
 from gamedb.solver.backward import (
     SolvedStates, ValueTable, batches, distinct_successors, enumerate_layers, solve_states,
 )
+from gamedb.solver.grundy import grundy_values
 from gamedb.solver.matrix_game import TOLERANCE
 from gamedb.store.codec import encode
 from gamedb.store.writer import ChunkCommitter, ChunkRows, Writer
@@ -107,6 +108,7 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         run = _solve_all(game, writer, stage, workers=workers, chunk_size=chunk_size,
                          on_progress=on_progress, values_only=values_only, split=split)
         stage("finalising")
+        _write_grundy(game, writer)
         seconds = time.perf_counter() - start + float(writer.meta.get("seconds", 0.0))
         writer.finalize({"root_value": root_value(game, writer), "states": run.states,
                          "seconds": round(seconds, 3),
@@ -118,6 +120,14 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         raise
     finally:
         writer.close()
+
+
+def _write_grundy(game: Game[Any], writer: Writer) -> None:
+    """Store the Sprague-Grundy value of every position of an impartial family, from
+    the stored keys layer by layer (``gamedb.solver.grundy``)."""
+    if game.capabilities.impartial:
+        layers = {layer: writer.layer_values(layer)[0] for layer in writer.done_counts()}
+        writer.write_grundy(grundy_values(game, layers))
 
 
 def split_layer(game: Game[Any], strategies_from: int | None) -> int:

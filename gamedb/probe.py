@@ -45,7 +45,7 @@ from typing import Any
 LAYER_SHIFT = 48
 
 #: Schema revisions (``alembic_version``) whose file format this reader knows.
-SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004")
+SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004", "0005")
 
 _JUJITSU_POT_BITS = 5
 _JUJITSU_DIFF_OFFSET = 32

@@ -97,3 +97,14 @@ def test_the_equilibrium_plays_the_book_and_stops_in_one_line_beyond_it(built, t
     code = CliRunner().invoke(cli, ["match", book.path, "equilibrium", "random", "--games", "3"])
     assert code.exit_code == 1 and len(code.stderr.strip().splitlines()) == 1
     assert "is beyond the opening book book.sqlite (layer 5 and up)" in code.stderr
+
+
+def test_a_book_of_an_impartial_game_keeps_the_grundy_values_of_its_layers(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    full = built("nim(heaps=1-3-5-7)")
+    book = make_book(full, tmp_path / "book.sqlite", 12)
+    query = "SELECT key, grundy FROM grundy WHERE key >= ? ORDER BY key"
+    with sqlite3.connect(full) as big, sqlite3.connect(book.path) as small:
+        kept = small.execute(query, (0,)).fetchall()
+        assert kept == big.execute(query, (12 << 48,)).fetchall() and len(kept) == book.positions
+    with open_db(book.path) as db:
+        assert db.probe("heaps=1,3,5,6 mover=2").grundy == 1

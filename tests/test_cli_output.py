@@ -116,3 +116,15 @@ def test_nim_names_the_pass_of_the_player_not_on_move(built) -> None:  # type: i
     code, out, _ = run("show", str(built("nim(heaps=1-2)")), "heaps=1,2 mover=2")
     rows = _rows(out)
     assert code == 0 and rows["pass"][0] == "1.0000" and set(rows) == {"pass", "101", "201", "202"}
+
+
+def test_show_prints_the_grundy_value_of_impartial_families_only(built) -> None:  # type: ignore[no-untyped-def]
+    nim, juj = str(built("nim(heaps=1-2)")), str(built("jujitsu(num_cards=3)"))
+    code, out, _ = run("show", nim, "heaps=1,2 mover=2")
+    assert code == 0 and "grundy    3 (the mover wins)" in out.splitlines()  # 1 xor 2
+    code, out, _ = run("show", nim, "heaps=1,1 mover=1", "--json")
+    assert code == 0 and json.loads(out)["grundy"] == 0 and json.loads(out)["value"] == -1.0
+    hb = str(built("hackenbush(edges=0-1,1-2,2-0)"))
+    assert json.loads(run("show", hb, "start", "--json")[1])["grundy"] == 1  # a triangle
+    code, out, _ = run("show", juj, "start", "--json")
+    assert code == 0 and "grundy" not in json.loads(out) and "grundy" not in run("show", juj, "start")[1]

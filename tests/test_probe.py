@@ -26,7 +26,8 @@ SHIPPED = sorted(DATA.glob("*.shipped.sqlite"))
 OLD_FILE = Path(__file__).resolve().parent / "assets" / "jujitsu_num_cards=4_ties=carry.schema-0001.sqlite"
 EVERY_FAMILY = [("jujitsu(num_cards=4)", True), ("goofspiel(num_cards=4)", True),
                 ("goofspiel(num_cards=3,ties=carry)", False), ("oshi_zumo(coins=5,size=2)", True),
-                ("nim(heaps=1-2-3)", True), ("tictoe", True), ("tictoe", False)]
+                ("nim(heaps=1-2-3)", True), ("tictoe", True), ("tictoe", False),
+                ("hackenbush(edges=0-1,1-2,2-0,0-0)", True), ("hackenbush(edges=0-1,1-1)", False)]
 
 
 def _reachable(spec: str) -> list:

@@ -87,12 +87,15 @@ def show(db_path: Path, position: str, as_json: bool) -> None:
 def _entry_json(spec: str, entry: Entry, actions: dict[int, dict[int, str]]) -> dict[str, Any]:
     strategy = {str(p): {str(a): prob for a, prob in sorted(s.items())}
                 for p, s in entry.strategies.items()}
-    return {"spec": spec, "position": entry.position, "value": entry.value,
+    grundy = {} if entry.grundy is None else {"grundy": entry.grundy}
+    return {"spec": spec, "position": entry.position, "value": entry.value, **grundy,
             "strategy": strategy, "actions": {str(p): sorted(actions[p]) for p in (1, 2)}}
 
 
 def _entry_table(spec: str, entry: Entry, noun: str, actions: dict[int, dict[int, str]]) -> str:
     head = [f"{spec}", f"position  {entry.position}", f"value     {signed(entry.value)}"]
+    if entry.grundy is not None:  # an impartial family
+        head.append(f"grundy    {entry.grundy} ({'the mover wins' if entry.grundy else 'the mover loses'})")
     if not any(actions.values()):
         return "\n".join(head + ["(no moves here: the game is over or a chance draw is next)"])
     cells: dict[str, list[str]] = {}  # action name -> (player 1's, player 2's) probability

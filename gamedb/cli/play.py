@@ -31,7 +31,11 @@ Agents:
   bid-range-L-H         Oshi-Zumo: uniform bid in L..min(H, coins)
   two-else-one          Oshi-Zumo: bid 2 if you have 2 coins, else 1
   support-random        uniform within the equilibrium's support
-  best-response:AGENT   the exact best response to AGENT (any name above)"""
+  nash-range            uniform over every action between the lowest and the
+                        highest of the equilibrium's support (Buro 2003)
+  best-response:AGENT   the exact best response to AGENT (any name above)
+  equilibrium-vs:AGENT  among the optimal strategies, the one that earns most
+                        against AGENT (never below the game value)"""
 
 
 _DB_OPTION = click.option("--db", "db_path", type=_DB,

@@ -10,7 +10,7 @@ database file.
 >>> load_game("chess")
 Traceback (most recent call last):
 ...
-gamedb.games.base.GameError: unknown game 'chess'; known games: goofspiel, jujitsu, nim, oshi_zumo, tictoe
+gamedb.games.base.GameError: unknown game 'chess'; known games: goofspiel, hackenbush, jujitsu, nim, oshi_zumo, tictoe
 """
 
 from __future__ import annotations
@@ -21,13 +21,15 @@ from typing import Any
 
 from gamedb.games.base import Game, GameError, Param, format_spec
 from gamedb.games.goofspiel import Goofspiel
+from gamedb.games.hackenbush import Hackenbush
 from gamedb.games.jujitsu import Jujitsu
 from gamedb.games.nim import Nim
 from gamedb.games.oshi_zumo import OshiZumo
 from gamedb.games.raw import RawKeys
 from gamedb.games.tictoe import Tictoe
 
-GAMES: dict[str, type[Game[Any]]] = {cls.name: cls for cls in (Jujitsu, Goofspiel, OshiZumo, Nim, Tictoe)}
+GAMES: dict[str, type[Game[Any]]] = {
+    cls.name: cls for cls in (Jujitsu, Goofspiel, OshiZumo, Nim, Tictoe, Hackenbush)}
 
 _SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$")
 
@@ -47,7 +49,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     params: dict[str, Param] = {p.name: p for p in GAMES[name].params}
     values: dict[str, Any] = {}
     key = ""
-    for part in filter(None, (p.strip() for p in body.split(","))):
+    for part in _parameter_parts(body, params):
         previous, (key, eq, raw) = key, (s.strip() for s in part.partition("="))
         if not eq or not raw:
             raise GameError(f"malformed parameter {part!r} in {spec!r}: expected name=value"
@@ -62,6 +64,23 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     for param in params.values():
         values.setdefault(param.name, param.default)
     return name, dict(sorted(values.items()))
+
+
+def _parameter_parts(body: str, params: dict[str, Param]) -> list[str]:
+    """Split a spec's body at commas, joining the parts with no '=' to a comma-list
+    parameter before them (``Param.commas``).
+
+    >>> _parameter_parts("edges=0-1, 1-2,x=3", {"edges": Param("edges", str, "", "", commas=True)})
+    ['edges=0-1,1-2', 'x=3']
+    """
+    parts: list[str] = []
+    for part in filter(None, (p.strip() for p in body.split(","))):
+        before = parts[-1].partition("=")[0].strip() if parts else ""
+        if "=" not in part and before in params and params[before].commas:
+            parts[-1] += "," + part
+        else:
+            parts.append(part)
+    return parts
 
 
 def _unknown_game(name: str) -> str:

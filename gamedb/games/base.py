@@ -67,6 +67,9 @@ class Param:
     choices: tuple[str, ...] = ()
     low: int | None = None
     high: int | None = None
+    commas: bool = False
+    """The value is a comma-separated list: in a spec, the parts after it that hold no
+    '=' continue it (``hackenbush(edges=0-1,1-2)``)."""
 
     def coerce(self, raw: str) -> Any:
         """Parse ``raw`` into this parameter's type, checking range and choices."""
@@ -147,7 +150,8 @@ class Capabilities:
     axes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     """Range (low, high) of each position field, for plot axes."""
     impartial: bool = False
-    """Both players have the same moves in every position (Nim)."""
+    """Both players have the same moves in every position (Nim, Hackenbush): the build
+    stores every position's Sprague-Grundy value (``gamedb.solver.grundy``)."""
     build_costs: BuildCosts | None = None
     """Measured build costs per position (None: ``gamedb.estimate``'s generic guess)."""
 

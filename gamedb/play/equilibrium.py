@@ -122,8 +122,34 @@ class SupportRandom:
         return {a: 1.0 / len(support) for a in support}
 
 
+class NashRange:
+    """Buro's Nash-range player (2003): uniform over every legal action between the
+    lowest and the highest action of the equilibrium's support, holes included.
+
+    >>> from gamedb.games import load_game
+    >>> game = load_game("oshi_zumo(coins=4,size=1)")
+    >>> start = game.initial()[0][1]
+    >>> eq = Equilibrium.solve(game)
+    >>> support = sorted(a for a, p in eq.policy(game, start, 1).items() if p > 1e-9)
+    >>> sorted(NashRange(eq).policy(game, start, 1)) == list(range(support[0], support[-1] + 1))
+    True
+    """
+
+    name = "nash-range"
+
+    def __init__(self, equilibrium: Equilibrium):
+        self.equilibrium = equilibrium
+
+    def policy(self, game: Game[Any], state: Any, player: int) -> Policy:
+        support = [a for a, p in self.equilibrium.policy(game, state, player).items() if p > 1e-9]
+        legal = my_actions(game, state, player)
+        low, high = (min(support), max(support)) if support else (min(legal), max(legal))
+        span = [a for a in legal if low <= a <= high]
+        return {a: 1.0 / len(span) for a in span}
+
+
 def _as_policy(actions: tuple[int, ...], probs: np.ndarray) -> Policy:
     return {a: float(p) for a, p in zip(actions, probs) if p > 0.0}
 
 
-__all__ = ["Equilibrium", "SupportRandom"]
+__all__ = ["Equilibrium", "NashRange", "SupportRandom"]

@@ -5,6 +5,8 @@
 'level-2'
 >>> make_agent("best-response:random", load_game("jujitsu(num_cards=3)")).name
 'best-response:random'
+>>> make_agent("equilibrium-vs:highest", load_game("jujitsu(num_cards=3)")).name
+'equilibrium-vs:highest'
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 from gamedb.games.base import Game, GameError, shown
 from gamedb.play.agents import Agent, BidRange, Highest, LevelK, Lowest, TwoElseOne, Uniform
-from gamedb.play.equilibrium import Equilibrium, SupportRandom
+from gamedb.play.equilibrium import Equilibrium, NashRange, SupportRandom
 from gamedb.play.evaluate import BestResponse
 from gamedb.store import GameDB
 
@@ -29,9 +31,14 @@ def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
     name = name.strip()
     if name.startswith("best-response:"):
         return BestResponse(game, make_agent(name.partition(":")[2], game, db))
-    if name in ("equilibrium", "support-random"):
+    if name.startswith("equilibrium-vs:"):
+        from gamedb.play.exploiting import EquilibriumVs  # SciPy: on demand
+        return EquilibriumVs(Equilibrium(game, db), make_agent(name.partition(":")[2], game, db))
+    if name in ("equilibrium", "support-random", "nash-range"):
         eq = Equilibrium(game, db)
-        return eq if name == "equilibrium" else SupportRandom(eq)
+        wrapped: dict[str, Agent] = {"equilibrium": eq, "support-random": SupportRandom(eq),
+                                     "nash-range": NashRange(eq)}
+        return wrapped[name]
     simple: dict[str, Agent] = {"random": Uniform(), "highest": Highest(), "lowest": Lowest(),
                                 "two-else-one": TwoElseOne()}
     if name in simple:
@@ -49,7 +56,7 @@ def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
         return BidRange(low, high)
     raise GameError(f"unknown agent {shown(name, 40)}; known: equilibrium, random, highest, lowest, "
                     "matching, level-K, bid-range-L-H, two-else-one, support-random, "
-                    "best-response:AGENT")
+                    "nash-range, best-response:AGENT, equilibrium-vs:AGENT")
 
 
 __all__ = ["make_agent"]

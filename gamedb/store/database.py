@@ -53,6 +53,9 @@ class Entry:
     """Canonical key of the stored position (None for terminal positions)."""
     gap: float | None = 0.0
     """Equilibrium gap of the stored solution (None: a values-only row keeps none)."""
+    grundy: int | None = None
+    """Sprague-Grundy value of an impartial family's position (``Capabilities.impartial``:
+    nonzero exactly when the mover wins); None for other families."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +161,7 @@ class GameDB:
         state = self.game.parse_position(position) if isinstance(position, str) else position
         text = self.game.format_position(state)
         if self.game.value(state) is not None or self.game.chance(state) is not None:
-            return Entry(text, self.value(state))
+            return Entry(text, self.value(state), grundy=self._grundy(None))
         canon = self.game.canonical(state)
         row = self._row(canon.key, text, state)
         where = f"position {text} (key {canon.key})"
@@ -176,7 +179,22 @@ class GameDB:
                                   f"{unknown[0]}, not an action of this position")
             strategies[player] = {real_of[a]: p for a, p in sorted(mine.items())}
         value = canon.sign * stored_value + canon.offset + 0.0
-        return Entry(text, value, strategies, canon.key, gap)
+        return Entry(text, value, strategies, canon.key, gap, self._grundy(canon.key))
+
+    def _grundy(self, key: int | None) -> int | None:
+        """Return the stored Sprague-Grundy value of ``key`` (None: a finished game, 0)
+        in an impartial family's file; None for other families or a missing row."""
+        if not self.game.capabilities.impartial:
+            return None
+        if key is None:  # no move is left
+            return 0
+        row = self._raw.execute("SELECT grundy FROM grundy WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        if not isinstance(row[0], int) or isinstance(row[0], bool) or row[0] < 0:
+            raise DamagedFile(self.path, f"key {key}: the Grundy value {shown(str(row[0]))} "
+                              "is not a non-negative integer")
+        return int(row[0])
 
     def stores_strategies(self, layer: int | None = None) -> bool:
         """True if the file stores the strategies of ``layer`` (of every layer when
@@ -393,7 +411,8 @@ def check_tables(conn: Connection, path: Path, game: Game[Any]) -> None:
     """Raise ``DamagedFile`` if a table or view gamedb creates is missing."""
     names = {name for (name,) in conn.execute(text(
         "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))}
-    wanted = ["layers", "states", "strategies", *(VIEWS if view_ddl(game) else ())]
+    wanted = ["layers", "states", "strategies", *(VIEWS if view_ddl(game) else ()),
+              *(("grundy",) if game.capabilities.impartial else ())]
     missing = [name for name in wanted if name not in names]
     if missing:
         raise DamagedFile(path, f"the table or view {missing[0]!r} is missing")

@@ -365,6 +365,8 @@ def _copy_rows(source: Path, output: Path, game: Any, from_layer: int,
                                  (from_layer,))
             copied = conn.exec_driver_sql("INSERT INTO states SELECT * FROM src.states "
                                           "WHERE key >= ?", (from_layer << LAYER_SHIFT,))
+            conn.exec_driver_sql("INSERT INTO grundy SELECT * FROM src.grundy WHERE key >= ?",
+                                 (from_layer << LAYER_SHIFT,))  # impartial families only
             write_meta(conn, {**meta, "states": copied.rowcount})
         return int(copied.rowcount)
     finally:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Float, Integer, MetaData, Table, Text
 
 #: Bump when the meaning of a table changes; alembic revisions carry the history.
-SCHEMA_REVISION = "0004"
+SCHEMA_REVISION = "0005"
 
 metadata = MetaData(naming_convention={
     "ix": "ix_%(column_0_label)s",
@@ -46,6 +46,15 @@ states = Table(
                                  "(the layer's largest gap is layers.max_gap)"),
     Column("strategy1", Text, comment='player 1 (row): JSON {"label": prob}; NULL: values only'),
     Column("strategy2", Text, comment='player 2 (column): JSON {"label": prob}'),
+)
+
+#: Sprague-Grundy values of the stored positions of an impartial family
+#: (``Capabilities.impartial``: Nim, Hackenbush); empty for every other family.
+grundy = Table(
+    "grundy", metadata,
+    Column("key", Integer, primary_key=True, autoincrement=False, comment="states.key"),
+    Column("grundy", Integer, nullable=False, comment="Sprague-Grundy value (mex of the moves')"),
+    sqlite_with_rowid=False,
 )
 
 #: One row per stored non-zero probability, unpacked from the JSON columns of ``states``

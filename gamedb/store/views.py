@@ -9,7 +9,8 @@ shell, Datasette) can then browse a file without any gamedb code.
 Two views per file (docs/format.md lists their columns):
 
 * ``positions``: ``key, layer``, the decoded fields, ``position`` (the text
-  ``gamedb show`` reads), ``value``, ``gap``;
+  ``gamedb show`` reads), ``value``, ``gap`` and, for an impartial family (Nim,
+  Hackenbush), ``grundy`` (its Sprague-Grundy value, table ``grundy``);
 * ``position_strategies``: the same position columns plus ``player``, ``action``
   (the stored label), the real action in the decoded position (``card``, ``bid``,
   ``move`` or ``cell``) and ``prob``.
@@ -36,9 +37,10 @@ from gamedb.games.layout import Stages
 VIEWS = ("positions", "position_strategies")
 
 
-def create_views(connection: Connection, game: Game[Any]) -> bool:
-    """Create (or replace) the readable views of ``game``'s file; False if none exist."""
-    ddl = view_ddl(game)
+def create_views(connection: Connection, game: Game[Any], *, grundy: bool = True) -> bool:
+    """Create (or replace) the readable views of ``game``'s file; False if none exist
+    (``grundy=False``: without the ``grundy`` column, as before schema 0005)."""
+    ddl = view_ddl(game, grundy=grundy)
     for name in VIEWS:
         connection.execute(text(f"DROP VIEW IF EXISTS {name}"))
     for statement in ddl:
@@ -52,16 +54,19 @@ def drop_views(connection: Connection) -> None:
         connection.execute(text(f"DROP VIEW IF EXISTS {name}"))
 
 
-def view_ddl(game: Game[Any]) -> list[str]:
-    """Return the CREATE VIEW statements for ``game`` (empty for an unknown key layout)."""
+def view_ddl(game: Game[Any], *, grundy: bool = True) -> list[str]:
+    """Return the CREATE VIEW statements for ``game`` (empty for an unknown key layout);
+    an impartial family's ``positions`` has a ``grundy`` column unless ``grundy`` is False."""
     decoding = decoding_of(game)
     if decoding is None:
         return []
     stages, public = decoding
-    source = decoded_select(stages)
+    grundy = grundy and game.capabilities.impartial
+    source = decoded_select(stages, _GRUNDY_SOURCE if grundy else _SOURCE)
     columns = ", ".join(public)
     return [
-        f"CREATE VIEW positions AS\nSELECT key, layer, position, {columns}, value, gap\n"
+        f"CREATE VIEW positions AS\nSELECT key, layer, position, {columns}, value, gap"
+        f"{', grundy' if grundy else ''}\n"
         f"FROM ({source})",
         f"CREATE VIEW position_strategies AS\n"
         f"SELECT p.key, p.layer, p.position, {', '.join('p.' + c for c in public)}, p.value,\n"
@@ -70,7 +75,13 @@ def view_ddl(game: Game[Any]) -> list[str]:
     ]
 
 
-def decoded_select(stages: Stages, source: str = "SELECT key, layer, value, gap FROM states") -> str:
+_SOURCE = "SELECT key, layer, value, gap FROM states"
+#: An impartial family's positions carry their Sprague-Grundy value.
+_GRUNDY_SOURCE = ("SELECT s.key, s.layer, s.value, s.gap, g.grundy "
+                  "FROM states AS s LEFT JOIN grundy AS g ON g.key = s.key")
+
+
+def decoded_select(stages: Stages, source: str = _SOURCE) -> str:
     """Return a SELECT of every column of ``stages`` (inner ones too) over ``source``."""
     for stage in stages:  # each stage may use the names of the stages before it
         source = f"SELECT *, {', '.join(f'{expr} AS {name}' for name, expr in stage)}\n" \

@@ -191,6 +191,13 @@ class Writer:
                 raw.execute("INSERT OR REPLACE INTO meta(name, value) VALUES ('progress', ?)",
                             (json.dumps(asdict(progress)),))
 
+    def write_grundy(self, values: dict[int, int]) -> None:
+        """Store the Sprague-Grundy value of every key in ``values`` (one transaction;
+        a resumed build writes them again)."""
+        with _full_disk_said(self.path), _transaction(self._raw):
+            self._raw.executemany("INSERT OR REPLACE INTO grundy(key, grundy) VALUES (?, ?)",
+                                  values.items())
+
     def finalize(self, values: dict[str, Any]) -> None:
         """Mark the build complete."""
         with _full_disk_said(self.path), _transaction(self._raw):

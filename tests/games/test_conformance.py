@@ -29,6 +29,7 @@ SMALL_SPECS = {
     "oshi_zumo": ["oshi_zumo(coins=6,size=2,min_bid=1)", "oshi_zumo(coins=6,size=2,min_bid=0)"],
     "nim": ["nim(heaps=1-2-3)"],
     "tictoe": ["tictoe"],
+    "hackenbush": ["hackenbush(edges=0-1,1-2,1-3,0-4,4-5,5-0,0-0)", "hackenbush(edges=0-0,0-1,0-1,1-1)"],
 }
 ALL_SPECS = [spec for specs in SMALL_SPECS.values() for spec in specs]
 
@@ -117,7 +118,7 @@ def test_the_capability_record_names_real_position_fields(spec: str) -> None:
         assert getattr(state, caps.prize_field) >= 1
     if caps.round_points is not None:
         assert caps.round_points(state) >= 1
-    assert caps.impartial == (game.actions(state)[0] == () or game.name == "nim")
+    assert caps.impartial == (game.actions(state)[0] == () or game.name in ("nim", "hackenbush"))
 
 
 def _check_distribution(dist) -> None:  # type: ignore[no-untyped-def]

@@ -35,6 +35,15 @@ def test_position_is_lost_for_the_mover_exactly_when_the_xor_is_zero(built, heap
                 assert entry.value == pytest.approx(expected, abs=1e-12), (position, mover)
 
 
+@pytest.mark.parametrize("heaps", ["1-3-5-7", "2-2-3", "1-2-3-4-5", "4", "3-3"])
+def test_the_grundy_value_of_every_position_is_the_xor_of_the_heaps(built, heaps: str) -> None:  # type: ignore[no-untyped-def]
+    start = tuple(sorted(int(h) for h in heaps.split("-")))
+    with open_db(built(f"nim(heaps={heaps})")) as db:
+        for position in _positions(start):
+            for mover in (1, 2):
+                assert db.probe(NimState(position, mover)).grundy == reduce(xor, position, 0)
+
+
 def test_winning_moves_are_exactly_the_moves_to_xor_zero(built) -> None:  # type: ignore[no-untyped-def]
     # heaps 1,3,5,6 have xor 1: taking 1 from heap 1 (the 1), 2 (the 3) or 3 (the 5) wins.
     with open_db(built("nim(heaps=1-3-5-7)")) as db:

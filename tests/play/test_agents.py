@@ -42,7 +42,8 @@ def test_oshi_zumo_heuristics_bid_legally_in_range() -> None:
 
 
 @pytest.mark.parametrize("name", ["equilibrium", "random", "highest", "lowest",
-                                  "support-random", "best-response:highest"])
+                                  "support-random", "best-response:highest", "nash-range",
+                                  "equilibrium-vs:random"])
 def test_generic_agent_names_work_in_jujitsu(name: str) -> None:
     assert make_agent(name, load_game("jujitsu(num_cards=3)")).name == name
 

@@ -28,7 +28,9 @@ def test_every_play_command_has_help_with_an_example(command: list[str]) -> None
 
 def test_match_help_lists_the_agent_names() -> None:
     out = run("match", "--help")[1]
-    assert all(name in out for name in ("level-K", "bid-range-L-H", "best-response:AGENT"))
+    names = ("level-K", "bid-range-L-H", "best-response:AGENT", "nash-range",
+             "equilibrium-vs:AGENT")
+    assert all(name in out for name in names)
 
 
 def test_equilibrium_from_the_database_equals_the_one_solved_on_the_fly(built) -> None:  # type: ignore[no-untyped-def]

@@ -56,7 +56,7 @@ def test_file_with_an_older_schema_is_refused_with_the_command_to_run(tmp_path: 
 def test_migrations_are_found_inside_the_package() -> None:
     from gamedb.store.migrate import migrations_dir
     assert (migrations_dir() / "versions" / "0001_initial.py").is_file()
-    assert head_revision() == SCHEMA_REVISION == "0004"
+    assert head_revision() == SCHEMA_REVISION == "0005"
 
 
 def test_upgrading_to_0003_keeps_every_probability_exactly(tmp_path: Path) -> None:
@@ -71,7 +71,7 @@ def test_upgrading_to_0003_keeps_every_probability_exactly(tmp_path: Path) -> No
     query = "SELECT key, player, action, prob FROM strategies ORDER BY key, player, action"
     with sqlite3.connect(old) as conn:
         before = conn.execute(query).fetchall()
-    assert upgrade_file(path) == ("0001", "0004")
+    assert upgrade_file(path) == ("0001", "0005")
     with sqlite3.connect(path) as conn:
         assert conn.execute(query).fetchall() == before and len(before) > 32
         assert conn.execute("SELECT type FROM sqlite_master WHERE name = 'strategies'").fetchone() \
@@ -102,7 +102,7 @@ def test_0004_drops_only_the_not_null_of_gap_and_back(tmp_path: Path) -> None:
         assert _not_null(conn)["gap"] == 1
         assert conn.execute(rows).fetchall() == [(k, l, v, max_gaps[l]) for k, l, v, _ in before]
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    assert upgrade_file(path) == ("0003", "0004")
+    assert upgrade_file(path) == ("0003", "0005")
     with sqlite3.connect(path) as conn:
         assert _not_null(conn) == {"key": 1, "layer": 1, "value": 1, "gap": 0,
                                    "strategy1": 0, "strategy2": 0}
@@ -126,3 +126,46 @@ def test_a_null_gap_next_to_stored_strategies_is_damage(tmp_path: Path) -> None:
     report = verify(path)
     assert not report.ok and report.failures >= damaged > 0
     assert all("gap" in f.reason for f in report.failed if f.layer == 2)
+
+
+@pytest.mark.parametrize("spec", ["nim(heaps=1-2-3)", "hackenbush(edges=0-1,1-2,2-0,0-0)"])
+def test_0005_fills_the_grundy_values_of_an_impartial_file_and_back(tmp_path: Path, spec: str) -> None:
+    """Downgraded to 0004 a file has no grundy table (positions no grundy column);
+    upgraded again it has every position's Grundy value, as a fresh build writes them."""
+    from alembic import command
+
+    from gamedb.store.migrate import alembic_config, upgrade_file
+
+    path = tmp_path / "impartial.sqlite"
+    build(spec, path)
+    query = "SELECT key, grundy FROM positions ORDER BY key"
+    with sqlite3.connect(path) as conn:
+        fresh = conn.execute(query).fetchall()
+    assert fresh and any(g for _, g in fresh) and not any(g is None for _, g in fresh)
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0004")
+    engine.dispose()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'grundy'").fetchone() == (0,)
+        assert "grundy" not in [d[0] for d in conn.execute("SELECT * FROM positions").description]
+    assert upgrade_file(path) == ("0004", "0005")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute(query).fetchall() == fresh
+    with open_db(path) as db:
+        assert db.probe("start").grundy == fresh[-1][1]
+
+
+def test_0005_leaves_the_grundy_table_of_other_families_empty(tmp_path: Path) -> None:
+    from gamedb.store.migrate import upgrade_file
+
+    old = Path(__file__).resolve().parents[1] / "assets" / "jujitsu_num_cards=4_ties=carry.schema-0001.sqlite"
+    path = tmp_path / "old.sqlite"
+    import shutil
+    shutil.copy(old, path)
+    upgrade_file(path)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM grundy").fetchone() == (0,)
+        assert "grundy" not in [d[0] for d in conn.execute("SELECT * FROM positions").description]
+    with open_db(path) as db:
+        assert db.probe("start").grundy is None

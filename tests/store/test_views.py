@@ -28,6 +28,7 @@ SPECS = [
     ("goofspiel(num_cards=4,points_order=descending,ties=carry)", False),
     ("oshi_zumo(coins=6,size=2,min_bid=1)", True), ("oshi_zumo(coins=5,size=2,min_bid=0)", False),
     ("nim(heaps=1-2-3)", True), ("nim(heaps=2-3)", False), ("tictoe", True), ("tictoe", False),
+    ("hackenbush(edges=0-1,1-2,2-0,0-0)", True), ("hackenbush(edges=0-1,1-2,1-1)", False),
 ]
 
 
@@ -62,7 +63,7 @@ def test_an_old_file_is_refused_then_upgraded_with_a_backup(tmp_path: Path) -> N
         open_db(path)
     result = CliRunner().invoke(cli, ["upgrade", str(path)])
     assert result.exit_code == 0, result.output
-    assert "schema 0001 -> 0004" in result.output and "old.sqlite.bak-0001" in result.output
+    assert "schema 0001 -> 0005" in result.output and "old.sqlite.bak-0001" in result.output
     backup = tmp_path / "old.sqlite.bak-0001"
     with sqlite3.connect(backup) as conn:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0001",)
@@ -128,8 +129,8 @@ def _schema(path: Path) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.parametrize("revision, message", [
-    ("0099", "was written by a newer gamedb (revision 0099); this gamedb knows up to 0004"),
-    ("ab12cd", "has an unknown schema revision 'ab12cd'; this gamedb knows up to 0004"),
+    ("0099", "was written by a newer gamedb (revision 0099); this gamedb knows up to 0005"),
+    ("ab12cd", "has an unknown schema revision 'ab12cd'; this gamedb knows up to 0005"),
 ])
 def test_upgrade_of_a_newer_or_unknown_revision_is_one_line_and_leaves_no_trace(
         tmp_path: Path, built, revision: str, message: str) -> None:
