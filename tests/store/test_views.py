@@ -25,6 +25,10 @@ SPECS = [
     ("goofspiel(num_cards=3,returns_type=point_difference)", True),
     ("goofspiel(num_cards=3,ties=carry)", True), ("goofspiel(num_cards=3)", False),
     ("goofspiel(num_cards=4,points_order=descending,ties=carry)", False),
+    ("goofspiel(dummy=true,num_cards=4)", True), ("goofspiel(dummy=true,num_cards=3)", False),
+    ("goofspiel(dummy=true,num_cards=4,returns_type=point_difference,rounds=3)", True),
+    ("goofspiel(num_cards=5,rounds=3)", True), ("goofspiel(num_cards=4,rounds=2)", False),
+    ("goofspiel(committed=true,num_cards=4)", True), ("goofspiel(committed=true,num_cards=3)", False),
     ("oshi_zumo(coins=6,size=2,min_bid=1)", True), ("oshi_zumo(coins=5,size=2,min_bid=0)", False),
     ("nim(heaps=1-2-3)", True), ("nim(heaps=2-3)", False), ("tictoe", True), ("tictoe", False),
 ]
