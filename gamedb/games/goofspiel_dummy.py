@@ -15,7 +15,8 @@ Canonical keys: only comparisons between the three bids matter, so the union of 
 hands and the dummy's cards is relabelled by rank (the prizes keep their values), and of
 a position and its player-swapped twin the smaller key is stored. The score is kept in
 half points (``diff2``, in the key with ``win_loss``; with ``point_difference`` it is
-banked as ``Canonical.offset``). The layer face is the reference face.
+banked as ``Canonical.offset``). The layer face is a compiled kernel (``_expand``) that
+the conformance tests hold to the reference face.
 """
 
 from __future__ import annotations
@@ -23,11 +24,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
+import numpy.typing as npt
+
 from gamedb.bits import Mask, cards, compress, full, mask_of, popcount, without
 from gamedb.games.base import (
-    LAYER_SHIFT, Canonical, Capabilities, Distribution, Game, GameError, format_spec,
+    LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Game, GameError, Keys,
     parse_integer, shown,
 )
+from gamedb.jit import numba
 from gamedb.games.goofspiel import Goofspiel
 from gamedb.games.goofspiel_rounds import points_left, top_cards
 from gamedb.games.layout import Constant, Field, KeyLayout
@@ -181,6 +186,16 @@ class GoofspielDummy(Game[DummyState]):
         offset = 0.0 if self.win_loss else s.diff2 / 2
         return Canonical(min(key, twin), twin < key, (ranks, ranks), offset)
 
+    def expand(self, keys: Keys) -> Expansion:
+        """Return the successors of a batch of keys that share one layer (compiled)."""
+        keys = np.asarray(keys, dtype=np.int64)
+        k = int(keys[0] >> LAYER_SHIFT) if len(keys) else 1
+        n, r = self.num_cards, self.rounds
+        outcomes = (n - r + k) * max(n - r + k - 1, 1) + (not self.win_loss)
+        row, col, succ, weight = _expand(keys, k, n, n.bit_length(), self.win_loss, outcomes)
+        sizes = np.full(len(keys), k, np.int64)
+        return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
+
     def _reveal(self, h1: Mask, h2: Mask, dummy: Mask, prizes: Mask,
                 diff2: int) -> Distribution[DummyState]:
         draws = list(cards(prizes))
@@ -253,6 +268,111 @@ def _layout(n: int, win_loss: bool) -> KeyLayout:
         columns=("hand1", "hand2", "dummy", "prizes", "prize", "diff", "hand1_mask",
                  "hand2_mask", "dummy_mask"),
         text=(*text, *((("diff", "diff"),) if win_loss else ())), derived=(("diff", _DIFF_SQL),))
+
+
+@numba.njit(cache=True)
+def _cards_of(mask: int, out: npt.NDArray[np.int64]) -> int:
+    """Write the cards of ``mask`` into ``out`` in increasing order; return how many."""
+    count, card = 0, 1
+    while mask:
+        if mask & 1:
+            out[count] = card
+            count += 1
+        mask >>= 1
+        card += 1
+    return count
+
+
+@numba.njit(cache=True)
+def _compress(mask: int, union: int) -> int:
+    """Relabel ``mask`` by rank within ``union`` (``gamedb.bits.compress``)."""
+    out, rank = 0, 0
+    while union:
+        low = union & -union
+        if mask & low:
+            out |= 1 << rank
+        rank += 1
+        union ^= low
+    return out
+
+
+@numba.njit(cache=True)
+def _key(h1: int, h2: int, dm: int, prizes: int, prize: int, diff2: int, k: int, n: int,
+         bits: int, win_loss: bool) -> tuple[int, float]:
+    """Return the canonical key of a position and the sign of its stored value."""
+    union = h1 | h2 | dm
+    r1, r2, rd = _compress(h1, union), _compress(h2, union), _compress(dm, union)
+    base = (k << LAYER_SHIFT) | (rd << 2 * n) | (prizes << 3 * n) | (prize << 4 * n)
+    total = n * (n + 1) // 2
+    a, b = base | r1 | (r2 << n), base | r2 | (r1 << n)
+    if win_loss:
+        a |= (diff2 + total) << (4 * n + bits)
+        b |= (total - diff2) << (4 * n + bits)
+    return (b, -1.0) if b < a else (a, 1.0)
+
+
+@numba.njit(cache=True)
+def _sign(x: int) -> float:
+    return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
+
+
+@numba.njit(cache=True)
+def _best(prizes: npt.NDArray[np.int64], count: int, skip: int, more: int) -> int:
+    """Sum of the ``more`` highest of ``prizes[:count]`` leaving out index ``skip``."""
+    total, taken = 0, 0
+    for j in range(count - 1, -1, -1):
+        if j != skip and taken < more:
+            total += prizes[j]
+            taken += 1
+    return total
+
+
+@numba.njit(cache=True)
+def _expand(keys: npt.NDArray[np.int64], k: int, n: int, bits: int, win_loss: bool,
+            outcomes: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64],
+                       npt.NDArray[np.float64]]:
+    """The layer face: every bid pair, dummy bid and next prize of each key."""
+    B, full_mask, total = keys.shape[0], (1 << n) - 1, n * (n + 1) // 2
+    row, col = np.empty((B, k), np.int64), np.empty((B, k), np.int64)
+    succ = np.full((B, k, k, outcomes), -1, np.int64)
+    weight = np.zeros((B, k, k, outcomes), np.float64)
+    dcards, pcards = np.empty(n, np.int64), np.empty(n, np.int64)
+    for i in range(B):
+        key = keys[i]
+        h1, h2, dm = key & full_mask, (key >> n) & full_mask, (key >> 2 * n) & full_mask
+        prizes, prize = (key >> 3 * n) & full_mask, (key >> 4 * n) & ((1 << bits) - 1)
+        diff2 = ((key >> (4 * n + bits)) & ((1 << (LAYER_SHIFT - 4 * n - bits)) - 1)) - total \
+            if win_loss else 0
+        _cards_of(h1, row[i])
+        _cards_of(h2, col[i])
+        kd, kp = _cards_of(dm, dcards), _cards_of(prizes, pcards)
+        for a in range(k):
+            for b in range(k):
+                x, y, slot = row[i, a], col[i, b], 0
+                for j in range(kd):
+                    d = dcards[j]
+                    g = 0 if x == y or d > max(x, y) else (
+                        (2 * prize if max(x, y) > d else prize) * (1 if x > y else -1))
+                    nd, rest = diff2 + g, dm & ~(1 << (d - 1))
+                    if not win_loss:
+                        weight[i, a, b, outcomes - 1] += g / 2 / kd
+                    if k == 1:
+                        if win_loss:
+                            weight[i, a, b, slot] = _sign(nd) / kd
+                        slot += 1
+                        continue
+                    h1n, h2n = h1 & ~(1 << (x - 1)), h2 & ~(1 << (y - 1))
+                    for q in range(kp):
+                        p, prob = pcards[q], 1.0 / (kd * kp)
+                        left = p + _best(pcards, kp, q, k - 2)
+                        if win_loss and abs(nd) > 2 * left:
+                            weight[i, a, b, slot] = _sign(nd) * prob
+                        else:
+                            sk, sign = _key(h1n, h2n, rest, prizes & ~(1 << (p - 1)), p, nd,
+                                            k - 1, n, bits, win_loss)
+                            succ[i, a, b, slot], weight[i, a, b, slot] = sk, sign * prob
+                        slot += 1
+    return row, col, succ, weight
 
 
 __all__ = ["DummyState", "GoofspielDummy", "format_half", "gain2", "parse_half"]
