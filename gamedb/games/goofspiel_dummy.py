@@ -121,7 +121,9 @@ class GoofspielDummy(Game[DummyState]):
         if ties != "discard":
             raise GameError("dummy=true needs ties=discard (no rule carries a prize the "
                             "dummy takes)")
-        n, self.rounds = num_cards, rounds or num_cards
+        n, self.rounds = num_cards, rounds  # the parameter: 0 is every card
+        self.bid_rounds = rounds or num_cards
+        """Rounds bid (``rounds``, or every card)."""
         super().__init__(dummy="true", num_cards=n, points_order=points_order,
                          returns_type=returns_type, ties=ties,
                          **({"rounds": rounds} if rounds else {}))
@@ -138,7 +140,7 @@ class GoofspielDummy(Game[DummyState]):
 
     def initial(self) -> Distribution[DummyState]:
         """Return the first prize's draws."""
-        hand, n = top_cards(self.num_cards, self.rounds), self.num_cards
+        hand, n = top_cards(self.num_cards, self.bid_rounds), self.num_cards
         return self._reveal(hand, hand, full(n), full(n), 0)
 
     def chance(self, s: DummyState) -> Distribution[DummyState] | None:
@@ -190,7 +192,7 @@ class GoofspielDummy(Game[DummyState]):
         """Return the successors of a batch of keys that share one layer (compiled)."""
         keys = np.asarray(keys, dtype=np.int64)
         k = int(keys[0] >> LAYER_SHIFT) if len(keys) else 1
-        n, r = self.num_cards, self.rounds
+        n, r = self.num_cards, self.bid_rounds
         outcomes = (n - r + k) * max(n - r + k - 1, 1) + (not self.win_loss)
         row, col, succ, weight = _expand(keys, k, n, n.bit_length(), self.win_loss, outcomes)
         sizes = np.full(len(keys), k, np.int64)
@@ -208,7 +210,7 @@ class GoofspielDummy(Game[DummyState]):
         """Read ``"hand1=2,3 hand2=1,3 dummy=1,3 prizes=3 prize=1 diff=0.5"`` (or ``start``)."""
         n = self.num_cards
         if text.strip() == "start":
-            hand = top_cards(n, self.rounds)
+            hand = top_cards(n, self.bid_rounds)
             return DummyState(hand, hand, full(n), full(n), 0, 0)
         fields = parse_fields(text)
         require_fields(fields, ("hand1", "hand2", "dummy", "prizes"), ("prize", "diff"))
@@ -229,7 +231,7 @@ class GoofspielDummy(Game[DummyState]):
 
     def _check_reachable(self, k1: int, k2: int, kd: int, prizes: tuple[int, ...], prize: int,
                          diff2: int) -> None:
-        n, r = self.num_cards, self.rounds
+        n, r = self.num_cards, self.bid_rounds
         if k1 != k2 or k1 > r:
             raise GameError(f"hands must have the same size, at most {r} cards; got {k1} and {k2}")
         if kd != n - r + k1:
