@@ -96,12 +96,12 @@ class Goofspiel(Game[GoofspielState]):
               "difference", choices=("win_loss", "point_difference")),
         Param("ties", str, "discard", "tied bids: prize discarded, or carried to the next",
               choices=("discard", "carry")),
-        Param("dummy", str, "false", "a third suit bids too (goofspiel_dummy)",
+        Param("dummy", str, "false", "a third suit bids a random card after both players",
               choices=("false", "true")),
-        Param("rounds", int, 0, "rounds bid with the highest cards; 0: num_cards "
-              "(goofspiel_rounds)", low=0, high=13),
-        Param("committed", str, "false", "whole bid order fixed up front: one matrix game "
-              "(goofspiel_committed)", choices=("false", "true")),
+        Param("rounds", int, 0, "rounds bid, with the highest cards (0: num_cards)",
+              low=0, high=13),
+        Param("committed", str, "false", "each player fixes the whole bid order up front "
+              "(one matrix game)", choices=("false", "true")),
     )
     dummy: str = "false"
     rounds: int = 0
