@@ -184,7 +184,8 @@ class GoofspielCommitted(Game[Any]):
 
     def parse_position(self, text: str) -> CommittedState:
         """Read ``start`` (or the start written out): the only position."""
-        start = self.initial()[0][1]
+        hand = full(self.num_cards)
+        start = CommittedState(hand, hand, hand)
         if text.strip() not in ("start", self.format_position(start)):
             raise GameError(f"committed=true has one position, the start "
                             f"({self.format_position(start)}); got {text.strip()!r}")

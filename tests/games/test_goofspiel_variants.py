@@ -83,8 +83,11 @@ def test_bad_committed_and_rounds_positions_are_refused() -> None:
     "goofspiel(num_cards=4,dummy=true)", "goofspiel(num_cards=4,dummy=true,returns_type=point_difference)",
     "goofspiel(num_cards=5,dummy=true,rounds=2)",
     "goofspiel(num_cards=5,dummy=true,returns_type=point_difference,rounds=3)",
+    "goofspiel(num_cards=3,rounds=2)", "goofspiel(num_cards=6,rounds=4)",
+    "goofspiel(num_cards=5,rounds=4,ties=carry)",
+    "goofspiel(num_cards=5,returns_type=point_difference,rounds=3,ties=carry)",
 ])
-def test_the_compiled_dummy_face_agrees_with_the_reference_face(spec: str) -> None:
+def test_the_compiled_faces_agree_with_the_reference_face(spec: str) -> None:
     game = load_game(spec)
     for keys in enumerate_layers(game).values():
         fast, slow = game.expand(keys), reference_expand(game, keys)
