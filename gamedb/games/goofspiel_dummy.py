@@ -102,10 +102,6 @@ def gain2(a: int, b: int, d: int, prize: int) -> int:
     return sign * (2 * prize if high > d else prize)
 
 
-def _prize(s: DummyState) -> int:
-    return s.prize
-
-
 class GoofspielDummy(Game[DummyState]):
     """Goofspiel with a dummy suit (see the module docstring)."""
 
@@ -132,8 +128,9 @@ class GoofspielDummy(Game[DummyState]):
         self.win_loss = returns_type == "win_loss"
         self.layout = _layout(n, self.win_loss)
         total = n * (n + 1) // 2
+        # no round_points: the dummy's bid decides too (``play`` scores the higher card)
         self.capabilities = Capabilities(
-            "card", round_points=_prize, prize_field="prize",
+            "card", prize_field="prize",
             axes={"prize": (1, n), **({"diff": (-total, total)} if self.win_loss else {})})
 
     # -- reference face ------------------------------------------------------------

@@ -95,6 +95,11 @@ def test_the_compiled_faces_agree_with_the_reference_face(spec: str) -> None:
         assert all(successor_table(fast, i) == successor_table(slow, i) for i in range(len(keys)))
 
 
+def test_match_scores_no_points_where_the_dummy_decides_too() -> None:
+    assert load_game("goofspiel(num_cards=3,dummy=true)").capabilities.round_points is None
+    assert load_game("goofspiel(num_cards=5,rounds=2)").capabilities.round_points is not None
+
+
 def test_dummy_bids_follow_the_rules_page() -> None:
     assert gain2(3, 1, 2, 4) == 8      # player 1 alone highest: the prize
     assert gain2(3, 1, 3, 4) == 4      # player 1 tied with the dummy: half
