@@ -328,8 +328,8 @@ def _best(prizes: npt.NDArray[np.int64], count: int, skip: int, more: int) -> in
 
 @numba.njit(cache=True)
 def _expand(keys: npt.NDArray[np.int64], k: int, n: int, bits: int, win_loss: bool,
-            outcomes: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64],
-                       npt.NDArray[np.float64]]:
+            outcomes: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
+                                    npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """The layer face: every bid pair, dummy bid and next prize of each key."""
     B, full_mask, total = keys.shape[0], (1 << n) - 1, n * (n + 1) // 2
     row, col = np.empty((B, k), np.int64), np.empty((B, k), np.int64)
@@ -347,31 +347,41 @@ def _expand(keys: npt.NDArray[np.int64], k: int, n: int, bits: int, win_loss: bo
         kd, kp = _cards_of(dm, dcards), _cards_of(prizes, pcards)
         for a in range(k):
             for b in range(k):
-                x, y, slot = row[i, a], col[i, b], 0
-                for j in range(kd):
-                    d = dcards[j]
-                    g = 0 if x == y or d > max(x, y) else (
-                        (2 * prize if max(x, y) > d else prize) * (1 if x > y else -1))
-                    nd, rest = diff2 + g, dm & ~(1 << (d - 1))
-                    if not win_loss:
-                        weight[i, a, b, outcomes - 1] += g / 2 / kd
-                    if k == 1:
-                        if win_loss:
-                            weight[i, a, b, slot] = _sign(nd) / kd
-                        slot += 1
-                        continue
-                    h1n, h2n = h1 & ~(1 << (x - 1)), h2 & ~(1 << (y - 1))
-                    for q in range(kp):
-                        p, prob = pcards[q], 1.0 / (kd * kp)
-                        left = p + _best(pcards, kp, q, k - 2)
-                        if win_loss and abs(nd) > 2 * left:
-                            weight[i, a, b, slot] = _sign(nd) * prob
-                        else:
-                            sk, sign = _key(h1n, h2n, rest, prizes & ~(1 << (p - 1)), p, nd,
-                                            k - 1, n, bits, win_loss)
-                            succ[i, a, b, slot], weight[i, a, b, slot] = sk, sign * prob
-                        slot += 1
+                _pair(row[i, a], col[i, b], h1, h2, dm, prizes, prize, diff2, k, n, bits,
+                      win_loss, dcards[:kd], pcards[:kp], succ[i, a, b], weight[i, a, b])
     return row, col, succ, weight
+
+
+@numba.njit(cache=True)
+def _pair(x: int, y: int, h1: int, h2: int, dm: int, prizes: int, prize: int, diff2: int,
+          k: int, n: int, bits: int, win_loss: bool, dcards: npt.NDArray[np.int64],
+          pcards: npt.NDArray[np.int64], succ: npt.NDArray[np.int64],
+          weight: npt.NDArray[np.float64]) -> None:
+    """Fill the outcomes of bids ``x`` against ``y``: one per dummy bid and next prize,
+    and the half points banked this round last (point difference)."""
+    kd, kp, slot = len(dcards), len(pcards), 0
+    for j in range(kd):
+        d = dcards[j]
+        g = 0 if x == y or d > max(x, y) else (
+            (2 * prize if max(x, y) > d else prize) * (1 if x > y else -1))
+        nd, rest = diff2 + g, dm & ~(1 << (d - 1))
+        if not win_loss:
+            weight[-1] += g / 2 / kd
+        if k == 1:
+            if win_loss:
+                weight[slot] = _sign(nd) / kd
+            slot += 1
+            continue
+        h1n, h2n = h1 & ~(1 << (x - 1)), h2 & ~(1 << (y - 1))
+        for q in range(kp):
+            p, prob = pcards[q], 1.0 / (kd * kp)
+            if win_loss and abs(nd) > 2 * (p + _best(pcards, kp, q, k - 2)):
+                weight[slot] = _sign(nd) * prob
+            else:
+                sk, sign = _key(h1n, h2n, rest, prizes & ~(1 << (p - 1)), p, nd, k - 1, n,
+                                bits, win_loss)
+                succ[slot], weight[slot] = sk, sign * prob
+            slot += 1
 
 
 __all__ = ["DummyState", "GoofspielDummy", "format_half", "gain2", "parse_half"]

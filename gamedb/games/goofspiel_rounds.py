@@ -220,31 +220,42 @@ def _expand(keys: npt.NDArray[np.int64], k: int, draws: int, c: npt.NDArray[np.i
         for a in range(k):
             for b in range(k):
                 x, y = row[i, a], col[i, b]
-                delta = table if x > y else (-table if x < y else 0)
-                pot = table if x == y and c[_CARRY] and k > 1 else 0
-                d = diff + delta
-                if not wl:
-                    weight[i, a, b, K - 1] = delta
-                if k == 1:
-                    if wl:
-                        weight[i, a, b, 0] = _sign(d)
-                    continue
-                code, twin = _ternary(h1 & ~(1 << (x - 1)), h2 & ~(1 << (y - 1)))
-                for j in range(draws):
-                    p = reveal[j]
-                    best, taken = 0, 0  # the k - 2 highest prizes left besides p
-                    for q in range(draws - 1, -1, -1):
-                        if q != j and taken < k - 2:
-                            best, taken = best + reveal[q], taken + 1
-                    if wl and abs(d) > pot + p + best:
-                        weight[i, a, b, j] = _sign(d) / draws
-                        continue
-                    rest = prizes & ~(1 << (p - 1))
-                    s1 = _key(code, rest, p + pot, d, k - 1, c)
-                    s2 = _key(twin, rest, p + pot, -d, k - 1, c)
-                    succ[i, a, b, j] = min(s1, s2)
-                    weight[i, a, b, j] = (-1.0 if s2 < s1 else 1.0) / draws
+                _pair(x, y, h1, h2, prizes, table, diff, k, draws, reveal, c,
+                      succ[i, a, b], weight[i, a, b])
     return row, col, succ, weight
+
+
+@numba.njit(cache=True)
+def _pair(x: int, y: int, h1: int, h2: int, prizes: int, table: int, diff: int, k: int,
+          draws: int, reveal: npt.NDArray[np.int64], c: npt.NDArray[np.int64],
+          succ: npt.NDArray[np.int64], weight: npt.NDArray[np.float64]) -> None:
+    """Fill the outcomes of bids ``x`` against ``y``: one per next prize, and the points
+    banked this round last (point difference)."""
+    wl = c[_WL]
+    delta = table if x > y else (-table if x < y else 0)
+    pot = table if x == y and c[_CARRY] and k > 1 else 0
+    d = diff + delta
+    if not wl:
+        weight[-1] = delta
+    if k == 1:
+        if wl:
+            weight[0] = _sign(d)
+        return
+    code, twin = _ternary(h1 & ~(1 << (x - 1)), h2 & ~(1 << (y - 1)))
+    for j in range(draws):
+        p = reveal[j]
+        best, taken = 0, 0  # the k - 2 highest prizes left besides p
+        for q in range(draws - 1, -1, -1):
+            if q != j and taken < k - 2:
+                best, taken = best + reveal[q], taken + 1
+        if wl and abs(d) > pot + p + best:
+            weight[j] = _sign(d) / draws
+            continue
+        rest = prizes & ~(1 << (p - 1))
+        s1 = _key(code, rest, p + pot, d, k - 1, c)
+        s2 = _key(twin, rest, p + pot, -d, k - 1, c)
+        succ[j] = min(s1, s2)
+        weight[j] = (-1.0 if s2 < s1 else 1.0) / draws
 
 
 __all__ = ["GoofspielRounds", "points_left", "top_cards"]
