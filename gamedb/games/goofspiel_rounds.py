@@ -32,7 +32,7 @@ from gamedb.jit import numba
 def top_cards(n: int, r: int) -> Mask:
     """Return the mask of the ``r`` highest cards of 1..n.
 
-    >>> cards(top_cards(5, 2))
+    >>> list(cards(top_cards(5, 2)))
     [4, 5]
     """
     return full(n) & ~full(n - r)
