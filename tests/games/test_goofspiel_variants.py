@@ -19,6 +19,7 @@ from gamedb.games.goofspiel_dummy import GoofspielDummy, gain2, parse_half
 from gamedb.games.goofspiel_rounds import GoofspielRounds
 from gamedb.solver.backward import enumerate_layers
 from gamedb.store import open_db
+from gamedb.verify import verify
 
 PLAIN = "goofspiel(num_cards=4,points_order=random,returns_type=win_loss,ties=discard)"
 
@@ -245,3 +246,11 @@ def test_committed_and_sequential_three_cards_compared(built) -> None:  # type: 
     x = np.array([cyclic.get(tuple(order), 0.0) for order in committed.orders.tolist()])
     assert (x @ committed.matrix).min() == pytest.approx(0.0, abs=1e-12)  # optimal committed
     assert _adaptive_best_response(cyclic, 3) == pytest.approx(-7 / 9, abs=1e-12)
+
+
+@pytest.mark.parametrize("spec", ["goofspiel(num_cards=4,dummy=true)", "goofspiel(num_cards=13,rounds=3)",
+                                  "goofspiel(committed=true,num_cards=4,ties=carry)"])
+def test_verify_recomputes_every_variant_file_as_sound(built, spec: str) -> None:  # type: ignore[no-untyped-def]
+    report = verify(built(spec))
+    assert report.checked == report.states > 0
+    assert report.max_gap <= 1e-9 and report.failures == 0
