@@ -208,7 +208,11 @@ def _smaller_counts(game: Game[Any], param: str, budget: int) -> list[tuple[int,
     sizes = sorted({low + round((target - 1 - low) * (i / 47) ** 2) for i in range(48)})
     counts: list[tuple[int, int]] = []
     for value in sizes:  # every small size, then sparser ones (Oshi-Zumo's 1000 coins)
-        count = _count_within(_resized(game, param, value), budget)
+        try:
+            smaller = _resized(game, param, value)
+        except GameError:  # a size the other parameters rule out (rounds=4 of 3 cards)
+            continue
+        count = _count_within(smaller, budget)
         if count is None:
             break
         if count > 0:

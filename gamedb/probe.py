@@ -210,12 +210,14 @@ def _revision(conn: sqlite3.Connection, path: Path) -> str:
 
 
 def _check_layout(meta: dict[str, Any], path: Path) -> None:
-    """Refuse a file whose key layout is not ``FAMILY-vN`` or ``FAMILY-vN-raw``."""
+    """Refuse a file whose key layout is not ``FAMILY[-VARIANT]-vN[-raw]``
+    (``goofspiel-v1``, ``goofspiel-dummy-v1-raw``)."""
     layout, family = meta.get("key_layout"), meta.get("family")
     name, dash_v, version = str(layout).removesuffix("-raw").rpartition("-v")
-    if not (isinstance(layout, str) and dash_v and name == family and version.isdigit()):
+    ours = name == family or name.startswith(f"{family}-")
+    if not (isinstance(layout, str) and dash_v and ours and version.isdigit()):
         raise UnreadableFile(f"{path.name} has key layout {layout!r}, not one of family "
-                             f"{family!r} (FAMILY-vN or FAMILY-vN-raw)")
+                             f"{family!r} (FAMILY[-VARIANT]-vN or FAMILY[-VARIANT]-vN-raw)")
 
 
 def jujitsu_key(hand1: list[int], hand2: list[int], pot: int = 0, diff: int = 0, *,

@@ -40,14 +40,14 @@ def _run(name: str) -> list[tuple]:
         return conn.execute(sql).fetchall()
 
 
-_DIAGRAM = re.compile(r"^`([a-z_]+\([^`]*\))` \(([a-z_]+-v\d+)\):\n\n```text\n(.*?)\n```", re.S | re.M)
+_DIAGRAM = re.compile(r"^`([a-z_]+\([^`]*\))` \(([a-z_-]+-v\d+)\):\n\n```text\n(.*?)\n```", re.S | re.M)
 
 
 def test_format_md_draws_every_family_s_key_as_its_declaration_does() -> None:
     from gamedb.games import GAMES, load_game
 
     drawn = _DIAGRAM.findall((DOCS / "format.md").read_text())
-    assert {spec.partition("(")[0] for spec, _, _ in drawn} <= set(GAMES) and len(drawn) >= 5
+    assert {spec.partition("(")[0] for spec, _, _ in drawn} <= set(GAMES) and len(drawn) >= 7
     for spec, layout, diagram in drawn:
         game = load_game(spec)
         assert (game.spec, game.key_layout, game.layout.diagram()) == (spec, layout, diagram)

@@ -25,7 +25,10 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 SHIPPED = sorted(DATA.glob("*.shipped.sqlite"))
 OLD_FILE = Path(__file__).resolve().parent / "assets" / "jujitsu_num_cards=4_ties=carry.schema-0001.sqlite"
 EVERY_FAMILY = [("jujitsu(num_cards=4)", True), ("goofspiel(num_cards=4)", True),
-                ("goofspiel(num_cards=3,ties=carry)", False), ("oshi_zumo(coins=5,size=2)", True),
+                ("goofspiel(num_cards=3,ties=carry)", False), ("goofspiel(dummy=true,num_cards=4)", True),
+                ("goofspiel(dummy=true,num_cards=3,rounds=2)", False),
+                ("goofspiel(num_cards=6,rounds=3)", True), ("goofspiel(committed=true,num_cards=4)", True),
+                ("oshi_zumo(coins=5,size=2)", True),
                 ("nim(heaps=1-2-3)", True), ("tictoe", True), ("tictoe", False),
                 ("hackenbush(edges=0-1,1-2,2-0,0-0)", True), ("hackenbush(edges=0-1,1-1)", False)]
 
@@ -126,7 +129,8 @@ def test_probe_refuses_a_schema_revision_it_does_not_know(tmp_path: Path, built)
         GameFile(path)
 
 
-@pytest.mark.parametrize("layout", ['"nim-v1"', '"jujitsu"', '"jujitsu-vx"', "null"])
+@pytest.mark.parametrize("layout", ['"nim-v1"', '"jujitsu"', '"jujitsu-vx"', '"jujitsux-v1"',
+                                    '"nim-jujitsu-v1"', "null"])
 def test_probe_refuses_a_key_layout_not_of_its_family(tmp_path: Path, built, layout: str) -> None:
     path = _copy_with(tmp_path, built("jujitsu(num_cards=3)"),
                       f"UPDATE meta SET value = '{layout}' WHERE name = 'key_layout'")

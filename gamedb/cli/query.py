@@ -96,7 +96,7 @@ def _key_table(info: KeyInfo) -> str:
     head = [info.spec, f"position         {info.position}", f"key              {info.key}",
             f"layer            {info.layer}", f"swapped          {'yes' if info.swapped else 'no'}",
             f"stored position  {info.stored_position}", ""]
-    rows = [(str(p), str(info.stored_player[p]), str(a), str(label))
+    rows = [(str(p), str(info.stored_player[p]), info.names.get(p, {}).get(a, str(a)), str(label))
             for p in (1, 2) for a, label in info.actions[p].items()]
     return "\n".join(head) + table(("player", "stored player", "real", "stored"), rows)
 

@@ -116,7 +116,7 @@ def load_game(spec: str, *, canonical_keys: bool = True) -> Game[Any]:
     'jujitsu(num_cards=3,ties=carry)'
     """
     name, params = parse_spec(spec)
-    game = GAMES[name](**params)
+    game = GAMES[name].create(**params)
     return game if canonical_keys else RawKeys(game)
 
 

@@ -214,6 +214,12 @@ class Game(Generic[S]):
         self.spec = format_spec(self.name, params)
         """The canonical spec, the game's identity in a file."""
 
+    @classmethod
+    def create(cls, **params: Any) -> Game[Any]:
+        """Return the game of ``params`` (``load_game`` calls it; default ``cls(**params)``,
+        a family may hand options to a variant class, as Goofspiel's ``dummy=`` does)."""
+        return cls(**params)
+
     @property
     def raw_layout(self) -> KeyLayout:
         """The layout of unreduced keys (default ``layout``; see ``games.raw``)."""

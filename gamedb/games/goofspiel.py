@@ -31,7 +31,7 @@ With ``point_difference`` the score is not in the key: ``Canonical.offset`` bank
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from gamedb.jit import numba
 import numpy as np
@@ -96,7 +96,16 @@ class Goofspiel(Game[GoofspielState]):
               "difference", choices=("win_loss", "point_difference")),
         Param("ties", str, "discard", "tied bids: prize discarded, or carried to the next",
               choices=("discard", "carry")),
+        Param("dummy", str, "false", "a third suit bids a random card after both players",
+              choices=("false", "true")),
+        Param("rounds", int, 0, "rounds bid, with the highest cards (0: num_cards)",
+              low=0, high=13),
+        Param("committed", str, "false", "each player fixes the whole bid order up front "
+              "(one matrix game)", choices=("false", "true")),
     )
+    dummy: str = "false"
+    rounds: int = 0
+    committed: str = "false"
     layer_span: ClassVar[int | None] = 1  # every round uses one card of each hand
     state_type: ClassVar[type] = GoofspielState
     rules: ClassVar[str] = """\
@@ -111,6 +120,22 @@ Rules
   end goes to nobody). returns_type=win_loss pays player 1 the sign of the final point
   difference (+1, 0 or -1), point_difference the difference itself.
 
+Options (each its own module; combinations refused with one line are noted)
+  dummy=true   a third suit 1..num_cards is shuffled; after both bids the dummy bids its
+               next card (uniform over its remaining cards, which everyone sees). The
+               unique highest of the three bids takes the prize; the dummy alone highest:
+               nobody scores; the two players tied at the top: the prize is discarded; one
+               player tied with the dummy at the top: that player scores half the prize.
+               Needs points_order=random and ties=discard; num_cards <= 9.
+  rounds=R     only R rounds: each player holds the R highest cards (with 12 rounds of
+               13, no aces), all prizes are shuffled and the ones never revealed are
+               discarded. Needs points_order=random; combines with dummy=true.
+  committed=true  each player fixes the whole order of bids before the first prize: one
+               matrix game over the num_cards! orders, paid the exact expectation over
+               the prize orders. A move is an order, named by its bids round by round
+               (3-1-2) and stored as its index among the orders sorted (1-2-3 is 0). The
+               only position is the start. num_cards <= 6; no dummy or rounds.
+
 Positions: space-separated name=value fields, or the word start
   hand1   player 1's cards, comma-separated in any order; - for none
   hand2   player 2's cards (always as many as player 1's)
@@ -118,7 +143,8 @@ Positions: space-separated name=value fields, or the word start
   prize   the prize on the table; leave it out for the position before the draw
           (its value is then the average over the draws, and nobody moves)
   pot     points of tied rounds carried to this prize (default 0; ties=carry only)
-  diff    player 1's points minus player 2's so far (default 0)
+  diff    player 1's points minus player 2's so far (default 0; halves with dummy=true)
+  dummy   the dummy's remaining cards (dummy=true only)
   A move is a card of your hand. Values are player 1's expected payoff.
 
 Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize 1
@@ -126,6 +152,12 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
   gamedb build "goofspiel(num_cards=5)" --db g5.sqlite
   gamedb show g5.sqlite "hand1=1,2,3 hand2=1,2,4 prizes=2,5 prize=3 diff=1"
   gamedb show g5.sqlite "hand1=1,2,3 hand2=1,2,4 prizes=2,3,5 diff=1"
+  gamedb build "goofspiel(num_cards=3,dummy=true)" --db d3.sqlite
+  gamedb show d3.sqlite "hand1=1,3 hand2=2,3 dummy=1,3 prizes=3 prize=2 diff=0.5"
+  gamedb build "goofspiel(num_cards=5,rounds=2)" --db r2.sqlite
+  gamedb show r2.sqlite start
+  gamedb build "goofspiel(num_cards=3,committed=true)" --db c3.sqlite
+  gamedb show c3.sqlite start
 """
 
     def __init__(self, num_cards: int = 4, points_order: str = "random",
@@ -144,6 +176,18 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
             axes={"prize": (1, num_cards), **({"pot": (0, total)} if ties == "carry" else {}),
                   **({"diff": (-total, total)} if returns_type == "win_loss" else {})},
             build_costs=_COSTS[returns_type])
+
+    @classmethod
+    def create(cls, **params: Any) -> Game[Any]:
+        """Return plain Goofspiel, or the variant module that plays its options."""
+        dummy, rounds = params.pop("dummy", "false"), params.pop("rounds", 0)
+        committed = params.pop("committed", "false")
+        if rounds == params.get("num_cards", 4):
+            rounds = 0
+        if (dummy, rounds, committed) == ("false", 0, "false"):
+            return cls(**params)
+        from gamedb.games.goofspiel_variants import variant  # only these specs need it
+        return variant(dummy == "true", rounds, committed == "true", params)
 
     # -- reference face ------------------------------------------------------------
 

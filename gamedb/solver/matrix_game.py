@@ -107,7 +107,9 @@ def solve_games(
     if bad.size:
         raise ValueError(f"game {bad[0]} has a non-finite payoff or payoff range")
     limits = tolerance * np.maximum(1.0, ranges)
-    failed = np.flatnonzero(~(gaps <= limits))  # NaN gaps fail too
+    # NaN gaps fail too, and so does a game the kernel gave up on (value NaN, strategies
+    # zero: their gap is 0)
+    failed = np.flatnonzero(~(gaps <= limits) | ~np.isfinite(values))
     batch = BatchSolution(values, row_strategies, col_strategies, gaps, len(failed), 0)
     exact = 0
     for k in failed:

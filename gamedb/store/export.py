@@ -28,7 +28,7 @@ import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -248,6 +248,8 @@ class KeyInfo:
     """Real player -> the stored player whose strategy it plays."""
     offset: float = 0.0
     """Real value = (-1 if swapped else 1) * stored value + offset."""
+    names: dict[int, dict[int, str]] = field(default_factory=dict)
+    """Real player -> each legal real action -> its name (``Game.action_name``)."""
 
 
 def key_info(spec: str, position: str) -> KeyInfo:
@@ -279,7 +281,8 @@ def key_info(spec: str, position: str) -> KeyInfo:
     return KeyInfo(game.spec, game.format_position(state), canon.key, canon.key >> LAYER_SHIFT,
                    canon.swapped, game.format_position(game.decode(canon.key)),
                    {p: {a: canon.actions[p - 1][a] for a in sorted(legal[p - 1])} for p in (1, 2)},
-                   {p: canon.stored_player(p) for p in (1, 2)}, canon.offset)
+                   {p: canon.stored_player(p) for p in (1, 2)}, canon.offset,
+                   {p: {a: game.action_name(state, p, a) for a in legal[p - 1]} for p in (1, 2)})
 
 
 @dataclass(frozen=True, slots=True)

@@ -137,6 +137,20 @@ def test_failed_kernel_solutions_are_fixed_by_highs_and_counted(
     assert (batch.gaps <= TOLERANCE).all()
 
 
+def test_a_game_the_kernel_did_not_finish_goes_to_highs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel gives up with value NaN and zero strategies, whose gap is 0: the check
+    must not accept them (a 720 x 720 committed Goofspiel game was stored as NULL)."""
+    def unfinished(payoffs, n_rows, n_cols):  # type: ignore[no-untyped-def]
+        values, rows, cols = solve_batch(payoffs, n_rows, n_cols)
+        values[0], rows[0], cols[0] = np.nan, 0.0, 0.0
+        return values, rows, cols
+
+    monkeypatch.setattr(matrix_game, "solve_batch", unfinished)
+    batch = solve_games(np.array([BIASED_RPS]), np.array([3]), np.array([3]))
+    assert batch.fallbacks == 1 and batch.values[0] == pytest.approx(0.0, abs=1e-12)
+    np.testing.assert_allclose(batch.row_strategies[0], [1 / 16, 10 / 16, 5 / 16], atol=1e-9)
+
+
 def test_games_highs_also_fails_are_solved_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
     corrupt_kernel(monkeypatch, [0])
 
