@@ -175,14 +175,18 @@ class Writer:
         with _full_disk_said(self.path), _transaction(raw):
             for rows in chunks:
                 n = len(rows.keys)
-                nulls: list[Any] = [None] * n  # values-only: no strategies, no gap (0004)
-                stored = rows.strategy1 is not None
-                raw.executemany(
-                    "INSERT INTO states(key, layer, value, gap, strategy1, strategy2) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    zip(rows.keys.tolist(), [rows.layer] * n, rows.values.tolist(),
-                        rows.gaps.tolist() if stored else nulls, rows.strategy1 or nulls,
-                        rows.strategy2 or nulls))
+                if rows.strategy1 is None or rows.strategy2 is None:
+                    # Values only: no strategies, no gap (0004). Two bound parameters a
+                    # row instead of six: the writer bounds a 13-card build's speed.
+                    raw.executemany("INSERT INTO states(key, layer, value) "
+                                    f"VALUES (?, {int(rows.layer)}, ?)",
+                                    zip(rows.keys.tolist(), rows.values.tolist()))
+                else:
+                    raw.executemany(
+                        "INSERT INTO states(key, layer, value, gap, strategy1, strategy2) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        zip(rows.keys.tolist(), [rows.layer] * n, rows.values.tolist(),
+                            rows.gaps.tolist(), rows.strategy1, rows.strategy2))
                 max_gap = float(rows.gaps.max()) if n else 0.0
                 raw.execute("UPDATE layers SET done = done + ?, seconds = seconds + ?, "
                             "max_gap = max(max_gap, ?) WHERE layer = ?",
