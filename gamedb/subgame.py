@@ -7,8 +7,10 @@ players and points. Nothing here solves a stage game itself.
 
 Before building, the positions below the position are counted by the builder's own
 forward enumeration, and a subgame of more than ``max_positions`` is refused
-(``SubgameTooBig``) with what the count found: it stops at the first layer past the
-cap, so a refusal costs about as much as a solve of the cap's size would start with.
+(``SubgameTooBig``) with what the count found (a lower bound, layer by layer). The
+count stops at the first layer past the cap, or before expanding a layer into more
+successors than a subgame of the cap's size would have, so a refusal is quick (13-card
+Goofspiel with 10 cards left: 0.1 s).
 
 >>> game, entry = solve_position("goofspiel(num_cards=13)",
 ...                              "hand1=5,7,10 hand2=6,7,8 prizes=4,6 prize=11 diff=-7")
@@ -21,13 +23,12 @@ cap, so a refusal costs about as much as a solve of the cap's size would start w
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from gamedb.build import build
 from gamedb.games import GameError, load_game
@@ -35,16 +36,18 @@ from gamedb.games.base import Game, Keys
 from gamedb.solver.backward import distinct_successors, enumerate_layers
 from gamedb.store import Entry, open_db
 
-#: Positions below a position that ``solve_position`` solves without being asked: a few
-#: seconds on this machine (Goofspiel solves ~60,000 positions a second).
+#: Positions below a position that ``solve_position`` solves without being asked: a
+#: second or two of CPU on this machine (13-card Goofspiel, 7 cards left: 120,927
+#: positions in 0.6 s).
 MAX_POSITIONS = 200_000
 
 #: Successor entries (joint moves x outcomes) the count may expand per position of the
 #: cap: bounds the time and memory of a refusal.
 ENTRIES_PER_POSITION = 100
 
-#: Positions solved a second, roughly (8-card win/loss Goofspiel; for the refusal).
-SOLVED_PER_SECOND = 50_000
+#: Positions solved a second of CPU, roughly (for the refusal): 125,000-190,000 in
+#: subgames of 13-card win/loss Goofspiel with 7-8 cards left, on this machine.
+SOLVED_PER_SECOND = 100_000
 
 
 class SubgameTooBig(GameError):
@@ -133,26 +136,31 @@ class _OverCap(Exception):
 #: A RAM-backed folder (Linux) for the files of small subgames: creating a SQLite file
 #: costs a few synced writes, most of the time of a small solve on a busy disk.
 _MEMORY_FOLDER = Path("/dev/shm")
-#: Subgames up to this many positions (~300 bytes each on file) are solved there.
+#: Subgames up to this many positions are solved there, if it has room for twice their
+#: file (a container's may be small: Docker gives 64 MiB).
 _IN_MEMORY = 1_000_000
+_FILE_BYTES_PER_POSITION = 300
 
 
 def _scratch(count: SubgameCount) -> str | None:
     """The folder for the subgame's file: in memory when small and possible, else the
     system's temporary folder (None)."""
-    small = count.positions <= _IN_MEMORY
-    return str(_MEMORY_FOLDER) if small and os.access(_MEMORY_FOLDER, os.W_OK) else None
+    if count.positions > _IN_MEMORY or not os.access(_MEMORY_FOLDER, os.W_OK):
+        return None
+    room = shutil.disk_usage(_MEMORY_FOLDER).free
+    return str(_MEMORY_FOLDER) if room > 2 * _FILE_BYTES_PER_POSITION * count.positions else None
 
 
 def _too_big(position: str, count: SubgameCount, limit: int) -> str:
     """The refusal, one line: what the count saw and how to go on."""
-    layers = list(count.layers)
-    sizes = " + ".join(f"{n:,}" for n in count.layers.values())
-    below = (f"; layer {layers[-1] - 1} up to {count.next_at_most:,} more"
-             if count.positions <= limit else "; more in the layers below")
+    last = list(count.layers)[-1]
+    each = [f"{n:,}" for n in count.layers.values()]
+    sizes = " + ".join(each if len(each) <= 6 else [*each[:3], "...", *each[-2:]])
+    below = (f"up to {count.next_at_most:,} more from layer {last}'s moves"
+             if count.positions <= limit else "more below")
     return (f"too many positions below {position} to solve here: at least "
-            f"{count.positions:,} (layers {layers[0]} to {layers[-1]} hold {sizes}{below}), "
-            f"over --max-positions {limit:,}; raise it to solve anyway (roughly "
+            f"{count.positions:,} (by layer from {list(count.layers)[0]} down: {sizes}; "
+            f"{below}), over --max-positions {limit:,}; raise it to solve anyway (roughly "
             f"{SOLVED_PER_SECOND:,} positions a second)")
 
 

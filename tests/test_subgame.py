@@ -165,6 +165,17 @@ def test_a_subgame_over_the_cap_is_refused_with_its_estimate_quickly() -> None:
     assert time.perf_counter() - start < 30
 
 
+def test_a_refusal_before_an_expensive_layer_bounds_what_it_did_not_count() -> None:
+    """855 positions with 9 cards left are under the cap, but their 554,040 successor
+    entries are more than a subgame of 5,000 positions has: the count stops there."""
+    position = ("hand1=1,2,3,4,6,8,9,11,12,13 hand2=2,3,4,5,6,7,9,10,12,13 "
+                "prizes=1,2,4,5,6,8,9,10,12 prize=13 diff=3")
+    with pytest.raises(SubgameTooBig) as refused:
+        solve_position("goofspiel(num_cards=13)", position, max_positions=5_000)
+    assert ("at least 856 (by layer from 10 down: 1 + 855; up to 554,040 more from layer 9's "
+            "moves), over --max-positions 5,000") in str(refused.value)
+
+
 def test_the_cap_counts_positions_below_the_position() -> None:
     spec, position = "jujitsu(num_cards=6)", "start"
     with pytest.raises(SubgameTooBig):

@@ -95,7 +95,7 @@ _MAX_POSITIONS = 200_000
 @click.option("--max-positions", default=_MAX_POSITIONS, show_default=True,
               type=click.IntRange(1, None),
               help="Refuse a position with more positions below it than this (the count "
-                   "is printed); roughly 50,000 positions are solved a second.")
+                   "is printed); roughly 100,000 positions are solved a second.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 @user_errors
 def solve_command(spec: str, position: str, max_positions: int, as_json: bool) -> None:
