@@ -16,7 +16,7 @@ def run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-@pytest.mark.parametrize("command", ["games", "build", "info", "show", "verify", "upgrade"])
+@pytest.mark.parametrize("command", ["games", "build", "info", "show", "solve", "verify", "upgrade"])
 def test_every_command_has_help_with_an_example(command: str) -> None:
     code, out, _ = run(command, "--help")
     assert code == 0 and "Example:" in out

@@ -114,7 +114,9 @@ def test_show_of_an_unfinished_build_says_so(j4: Path) -> None:
     code, _, err = run("show", str(j4), "start")
     assert code == 1
     assert one_line(err).endswith("(the build is not finished: 31 of 32 positions; run the "
-                                  "same build command to resume)")
+                                  'same build command to resume); try: gamedb solve '
+                                  '"jujitsu(num_cards=4,ties=carry)" '
+                                  '"hand1=1,2,3,4 hand2=1,2,3,4 pot=0 diff=0"')
     code, out, _ = run("info", str(j4))
     layer4 = next(line.split() for line in out.splitlines() if line.split()[:1] == ["4"])
     assert code == 0 and layer4[2] == "0" and layer4[-1] == "-"
@@ -124,7 +126,8 @@ def test_show_of_a_finished_file_says_why_a_position_is_missing(j4: Path) -> Non
     code, _, err = run("show", str(j4), "hand1=2,3 hand2=1,4 pot=2 diff=0")
     assert code == 1 and one_line(err) == (
         f"Error: position not in j4.sqlite: hand1=2,3 hand2=1,4 pot=2 diff=0 (pot=2 diff=0 "
-        "cannot happen when player 1 played 1,4 and player 2 2,3: no play reaches it)")
+        "cannot happen when player 1 played 1,4 and player 2 2,3: no play reaches it); "
+        'try: gamedb solve "jujitsu(num_cards=4,ties=carry)" "hand1=2,3 hand2=1,4 pot=2 diff=0"')
 
 
 def test_defaults_named_in_an_error_are_called_defaults(j4: Path) -> None:

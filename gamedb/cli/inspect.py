@@ -1,4 +1,4 @@
-"""Commands that read databases: info, show."""
+"""Commands that read positions: info, show (from a file), solve (without one)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import click
 from gamedb.cli._common import cli, signed, table, user_errors, vars_of
 
 if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
+    from gamedb.games.base import Game
     from gamedb.store import Entry
     from gamedb.store.database import DBInfo
 
@@ -73,15 +74,62 @@ def show(db_path: Path, position: str, as_json: bool) -> None:
         gamedb show j8.sqlite "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0"
         gamedb show j8.sqlite start --json
     """
-    from gamedb.games.base import named_actions
-    from gamedb.store import open_db
+    from gamedb.store import NotSolved, open_db
 
     with open_db(db_path) as db:
-        entry = db.probe(position)
-        game = db.game
-        actions = named_actions(game, game.parse_position(position))
-    click.echo(json.dumps(_entry_json(game.spec, entry, actions)) if as_json
-               else _entry_table(game.spec, entry, game.action_noun, actions))
+        try:
+            entry = db.probe(position)
+        except NotSolved as exc:  # e.g. a position no play reaches: solve it on its own
+            raise click.ClickException(f"{exc}; {_solve_hint(db.game, position)}") from None
+        click.echo(_entry_text(db.game, entry, position, as_json))
+
+
+#: ``gamedb.subgame.MAX_POSITIONS``, written out so that ``solve --help`` need not import
+#: the solver (tests/test_subgame.py checks that the two agree).
+_MAX_POSITIONS = 200_000
+
+
+@cli.command(name="solve")
+@click.argument("spec")
+@click.argument("position")
+@click.option("--max-positions", default=_MAX_POSITIONS, show_default=True,
+              type=click.IntRange(1, None),
+              help="Refuse a position with more positions below it than this (the count "
+                   "is printed); roughly 100,000 positions are solved a second.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@user_errors
+def solve_command(spec: str, position: str, max_positions: int, as_json: bool) -> None:
+    """Solve a position of SPEC from itself down, without a database file.
+
+    Prints what `gamedb show` prints for the position in a file of the whole game: its
+    value and both players' legal moves and optimal strategies, text or JSON. Any
+    position of the game will do, reachable or not, as long as few enough positions lie
+    below it (--max-positions); a bigger one is refused with the positions counted.
+
+    \b
+    Example:
+        gamedb solve "goofspiel(num_cards=13)" "hand1=5,7,10 hand2=6,7,8 prizes=4,6 prize=11 diff=-7"
+        gamedb solve "jujitsu(num_cards=8)" "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0" --json
+    """
+    from gamedb.subgame import solve_position
+
+    game, entry = solve_position(spec, position, max_positions=max_positions)
+    click.echo(_entry_text(game, entry, position, as_json))
+
+
+def _solve_hint(game: Game[Any], position: str) -> str:
+    """``try: gamedb solve "SPEC" "POSITION"``, the position as ``show`` writes it."""
+    text = game.format_position(game.parse_position(position))
+    return f'try: gamedb solve "{game.spec}" "{text}"'
+
+
+def _entry_text(game: Game[Any], entry: Entry, position: str, as_json: bool) -> str:
+    """What ``show`` and ``solve`` print: JSON, or a table of both players' moves."""
+    from gamedb.games.base import named_actions
+
+    actions = named_actions(game, game.parse_position(position))
+    return (json.dumps(_entry_json(game.spec, entry, actions)) if as_json
+            else _entry_table(game.spec, entry, game.action_noun, actions))
 
 
 def _entry_json(spec: str, entry: Entry, actions: dict[int, dict[int, str]]) -> dict[str, Any]:

@@ -302,6 +302,18 @@ class Game(Generic[S]):
         (``games.indexed``), or None (default: keys are enumerated, ``expand`` solves)."""
         return None
 
+    def subgame(self, s: S) -> Game[S]:
+        """Return this game played from ``s`` instead of the start (``gamedb solve``).
+
+        The same rules, keys and spec: only ``initial`` differs (``s``, or its draws at
+        a chance node; nothing when ``s`` is over), so the builder enumerates and
+        solves exactly the positions below ``s``, and a file it writes reads like a
+        file of the whole game. Default: the wrapper ``games.rooted.Rooted``.
+        """
+        from gamedb.games.rooted import Rooted  # imports this module
+
+        return Rooted(self, s)
+
 
 def _fields_of(s: Any) -> dict[str, int]:
     return {name: getattr(s, name) for name in s.__dataclass_fields__}
