@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from gamedb.build import build
 from gamedb.games import load_game
 from gamedb.games.goofspiel_winloss import MAX_CARDS, WinLossIndex, radius
 from gamedb.solver.backward import enumerate_layers
 from gamedb.solver.indexed import indexed_values
+from gamedb.verify import verify
 
 # Positions per layer of 9-card win/loss (`SELECT layer, count(*) FROM states GROUP BY
 # layer` of a generic `gamedb build "goofspiel(num_cards=9)"`, this session).
@@ -74,3 +79,13 @@ def test_only_random_order_discarded_ties_and_at_most_ten_cards_have_the_face() 
     assert load_game("goofspiel(num_cards=5,ties=carry)").indexed_face() is None
     assert load_game("goofspiel(num_cards=5,points_order=descending)").indexed_face() is None
     assert isinstance(load_game("goofspiel(num_cards=10)").indexed_face(), WinLossIndex)
+
+
+def test_verify_samples_a_win_loss_file_through_the_face_and_catches_damage(tmp_path: Path) -> None:
+    path = tmp_path / "w5.sqlite"
+    build("goofspiel(num_cards=5)", path)
+    report = verify(path, sample=500, seed=2)
+    assert report.ok and report.checked == 500
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE states SET value = value + 0.25 WHERE layer = 3")
+    assert verify(path, sample=500, seed=2).failures > 0
