@@ -41,7 +41,7 @@ from gamedb.games.indexed import Floats, Ints
 from gamedb.jit import njit
 
 #: Largest game the face serves: 10 cards hold ~1e8 positions (tables ~0.2 GB, summaries
-#: ~0.5 GB a layer); 11 cards would be ~8e8 positions, far beyond this machine's disk.
+#: ~0.5 GB a layer); 11 cards would be ~1.1e9 positions (--estimate), ~110 GiB of file.
 MAX_CARDS = 10
 
 ZERO = np.zeros(0, np.int64)
