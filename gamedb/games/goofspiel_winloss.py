@@ -304,7 +304,7 @@ def _block_table(n: int, k: int) -> tuple[Ints, Ints, Ints]:
 def _stored(reach: Ints, twin: Ints, c: int, d: int, cp: int, r: int) -> bool:
     """True if pattern c with score d <= 0 and prizes cp is a stored orientation and
     reachable."""
-    return (d < 0 or twin[c] >= c) and (reach[cp * len(twin) + c] >> (d + r)) & 1 == 1
+    return bool((d < 0 or twin[c] >= c) and (reach[cp * len(twin) + c] >> (d + r)) & 1 == 1)
 
 
 @njit(cache=True)
