@@ -151,14 +151,14 @@ def ours(n: int, returns: str, extra: list[str]) -> Measured:
 
 
 def table(name: str, runs: list[Measured]) -> str:
-    peer = runs[0]
+    peer = runs[0] if runs[0].label.startswith("GOPSsolver") else None
     lines = [f"**{name}**", "",
              "| command | wall s | CPU s | peak tree RSS MiB | peak tree PSS MiB | counted | "
              "count | PSS B per counted | wall ratio (GOPSsolver / this) |",
              "|---|---:|---:|---:|---:|---|---:|---:|---:|"]
     for r in runs:
         per = r.pss_mib * 2**20 / max(r.positions, 1)
-        ratio = "peer" if r is peer else f"{peer.seconds / r.seconds:.1f}x"
+        ratio = "peer" if r is peer else f"{peer.seconds / r.seconds:.1f}x" if peer else "-"
         lines.append(f"| `{r.command}` | {r.seconds:.1f} | {r.cpu_seconds:.1f} | {r.rss_mib:,.0f} | "
                      f"{r.pss_mib:,.0f} | {r.counted} | {r.positions:,} | {per:,.0f} | {ratio} |")
     return "\n".join(lines)
@@ -170,8 +170,10 @@ def main() -> None:
                                                          "/work/gops/solver/build/cpp_solver"))
     parser.add_argument("--only", default="wl8,pd9", help=f"comma-separated: {', '.join(GAMES)}")
     parser.add_argument("--workers", type=int, default=None, help="gamedb build --workers")
+    parser.add_argument("--ours-only", action="store_true",
+                        help="skip GOPSsolver (e.g. a second --workers setting of the same run)")
     args = parser.parse_args()
-    if not Path(args.gops).is_file():
+    if not args.ours_only and not Path(args.gops).is_file():
         raise SystemExit(f"no GOPSsolver binary at {args.gops}: build it outside the repository "
                          "(see this script's docstring) and pass --gops PATH")
     extra = ["--workers", str(args.workers)] if args.workers else []
@@ -179,8 +181,8 @@ def main() -> None:
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
     for name in args.only.split(","):
         n, returns, objective = GAMES[name]
-        runs = [gops(args.gops, n, objective), ours(n, returns, extra),
-                ours(n, returns, ["--values-only", *extra])]
+        runs = [] if args.ours_only else [gops(args.gops, n, objective)]
+        runs += [ours(n, returns, extra), ours(n, returns, ["--values-only", *extra])]
         print(table(f"{name}: {n} cards, {returns}", runs) + "\n", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
