@@ -159,8 +159,9 @@ def table(name: str, runs: list[Measured]) -> str:
     for r in runs:
         per = r.pss_mib * 2**20 / max(r.positions, 1)
         ratio = "peer" if r is peer else f"{peer.seconds / r.seconds:.1f}x" if peer else "-"
-        lines.append(f"| `{r.command}` | {r.seconds:.1f} | {r.cpu_seconds:.1f} | {r.rss_mib:,.0f} | "
-                     f"{r.pss_mib:,.0f} | {r.counted} | {r.positions:,} | {per:,.0f} | {ratio} |")
+        lines.append(f"| `{r.command}` | {r.seconds:.1f} | {r.cpu_seconds:.1f} | "
+                     f"{r.rss_mib:,.0f} | {r.pss_mib:,.0f} | {r.counted} | {r.positions:,} | "
+                     f"{per:,.0f} | {ratio} |")
     return "\n".join(lines)
 
 

@@ -114,7 +114,8 @@ def indexed_estimate(spec: str, face: IndexedFace, *, workers: int = 1,
     summaries = [face.summary_size(layer) for layer in face.layers()]
     pairs = max((a + b for a, b in zip(summaries, summaries[1:])), default=sum(summaries))
     memory = (1 + max(workers, 1)) * INDEXED_PROCESS + 8 * pairs
-    disk = INDEXED_ROW_DISK * positions + getattr(face, "strategy_disk", INDEXED_STRATEGY_DISK) * rich
+    strategy_disk = getattr(face, "strategy_disk", INDEXED_STRATEGY_DISK)
+    disk = INDEXED_ROW_DISK * positions + strategy_disk * rich
     seconds = BASE_SECONDS + INDEXED_ROW_SECONDS * positions + INDEXED_STRATEGY_SECONDS * rich
     return Estimate(spec, positions, True, round(memory), round(disk), seconds)
 

@@ -59,8 +59,8 @@ def generic(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untype
 
 @pytest.mark.parametrize("spec,n", [(_spec, n) for n in (1, 2, 4, 6, 8)]
                          + [(_win_loss, n) for n in range(1, 9)])
-def test_the_indexed_build_writes_the_generic_builders_rows(spec: Any, n: int, generic,  # type: ignore[no-untyped-def]
-                                                            tmp_path: Path) -> None:
+def test_the_indexed_build_writes_the_generic_builders_rows(  # type: ignore[no-untyped-def]
+        spec: Any, n: int, generic, tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite"
     assert load_game(spec(n)).indexed_face() is not None
     report = build(spec(n), path, chunk_size=3_000)
