@@ -4,8 +4,8 @@ Layers are solved from the terminal end up; each transaction holds whole chunks 
 chunk of a big layer, or several small layers) with their states, strategies and
 progress. The database is the checkpoint: a restarted build asks
 the file what is done and continues, and a finished file is left alone.
-A game with an indexed face (``Game.indexed_face``: point-difference Goofspiel) skips
-the enumeration and is solved and written in key order by ``gamedb.build_indexed``.
+A game with an indexed face (``Game.indexed_face``: point-difference Goofspiel, win/loss
+Goofspiel up to 10 cards) skips the enumeration and is solved and written in key order by ``gamedb.build_indexed``.
 
 >>> import tempfile, pathlib
 >>> report = build("jujitsu(num_cards=4)", pathlib.Path(tempfile.mkdtemp()) / "j4.sqlite")

@@ -53,7 +53,8 @@ VALUES_ONLY_SPEEDUP = 2.0
 
 #: The indexed builder, calibrated on 9-11-card point-difference Goofspiel on this
 #: machine (docs/estimate.md): bytes and seconds of a values-only ``states`` row, the
-#: extra of a row with strategies, and each process's memory besides the summaries
+#: extra of a row with strategies (a face may declare its own: ``strategy_disk``), and
+#: each process's memory besides the summaries
 #: (interpreter, numpy, numba's code, a chunk of games). The single writer bounds the
 #: rate, so more workers do not make it faster.
 INDEXED_ROW_DISK, INDEXED_STRATEGY_DISK = 28, 195  # 27.4 B measured at 13 cards (0004)
@@ -113,7 +114,8 @@ def indexed_estimate(spec: str, face: IndexedFace, *, workers: int = 1,
     summaries = [face.summary_size(layer) for layer in face.layers()]
     pairs = max((a + b for a, b in zip(summaries, summaries[1:])), default=sum(summaries))
     memory = (1 + max(workers, 1)) * INDEXED_PROCESS + 8 * pairs
-    disk = INDEXED_ROW_DISK * positions + INDEXED_STRATEGY_DISK * rich
+    strategy_disk = getattr(face, "strategy_disk", INDEXED_STRATEGY_DISK)
+    disk = INDEXED_ROW_DISK * positions + strategy_disk * rich
     seconds = BASE_SECONDS + INDEXED_ROW_SECONDS * positions + INDEXED_STRATEGY_SECONDS * rich
     return Estimate(spec, positions, True, round(memory), round(disk), seconds)
 

@@ -1,6 +1,6 @@
-"""``gamedb build`` through the indexed face (point-difference Goofspiel) writes the file
-the generic builder writes: same rows, same layers; strategies from a chosen layer up,
-and a killed build resumes to the same file."""
+"""``gamedb build`` through the indexed face (point-difference and win/loss Goofspiel)
+writes the file the generic builder writes: same rows, same layers; strategies from a
+chosen layer up, and a killed build resumes to the same file."""
 
 from __future__ import annotations
 
@@ -26,6 +26,10 @@ def _spec(n: int) -> str:
     return f"goofspiel(num_cards={n},returns_type=point_difference)"
 
 
+def _win_loss(n: int) -> str:
+    return f"goofspiel(num_cards={n})"  # returns_type=win_loss, the default
+
+
 def _rows(path: Path, query: str = ROWS) -> list[tuple[Any, ...]]:
     with sqlite3.connect(path) as conn:
         return conn.execute(query).fetchall()
@@ -38,34 +42,37 @@ def _meta(path: Path, name: str) -> str:
 
 @pytest.fixture(scope="module")
 def generic(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    """Return n -> a file built by the generic builder (the indexed face switched off)."""
-    cache: dict[int, Path] = {}
+    """Return (n, spec) -> a file built by the generic builder (the indexed face off)."""
+    cache: dict[str, Path] = {}
 
-    def get(n: int) -> Path:
-        if n not in cache:
+    def get(n: int, spec: Any = _spec) -> Path:
+        if spec(n) not in cache:
             path = tmp_path_factory.mktemp("generic") / f"g{n}.sqlite"
             with pytest.MonkeyPatch.context() as patch:
                 patch.setattr(Goofspiel, "indexed_face", lambda self: None)
-                build(_spec(n), path)
-            cache[n] = path
-        return cache[n]
+                build(spec(n), path)
+            cache[spec(n)] = path
+        return cache[spec(n)]
 
     return get
 
 
-@pytest.mark.parametrize("n", [1, 2, 4, 6, 8])
-def test_the_indexed_build_writes_the_generic_builders_rows(n: int, generic, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("spec,n", [(_spec, n) for n in (1, 2, 4, 6, 8)]
+                         + [(_win_loss, n) for n in range(1, 9)])
+def test_the_indexed_build_writes_the_generic_builders_rows(  # type: ignore[no-untyped-def]
+        spec: Any, n: int, generic, tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite"
-    report = build(_spec(n), path, chunk_size=3_000)
-    want = _rows(generic(n))
+    assert load_game(spec(n)).indexed_face() is not None
+    report = build(spec(n), path, chunk_size=3_000)
+    want = _rows(generic(n, spec))
     got = _rows(path)
     assert report.status == "complete" and report.states == len(want) == len(got)
     assert [r[:2] for r in got] == [r[:2] for r in want]
     values = np.array([r[2] for r in got]) - np.array([r[2] for r in want])
     assert np.abs(values).max() <= 1e-12  # the issue's bound; the games are the same doubles
     assert got == want  # values, gaps and strategy texts: bit for bit
-    assert _rows(path, LAYERS) == _rows(generic(n), LAYERS)
-    assert _meta(path, "root_value") == _meta(generic(n), "root_value")
+    assert _rows(path, LAYERS) == _rows(generic(n, spec), LAYERS)
+    assert _meta(path, "root_value") == _meta(generic(n, spec), "root_value")
 
 
 def test_layers_below_the_split_are_values_only_and_probe_solves_them(generic, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -113,17 +120,19 @@ def _killer(after: int):  # type: ignore[no-untyped-def]
     return on_progress
 
 
+@pytest.mark.parametrize("spec", [_spec(7), _win_loss(6)])
 @pytest.mark.parametrize("kills", [[3], [20, 10], [25, 1, 1, 8]])
-def test_a_killed_build_resumes_mid_layer_to_the_same_file(kills: list[int], tmp_path: Path) -> None:
+def test_a_killed_build_resumes_mid_layer_to_the_same_file(spec: str, kills: list[int],
+                                                           tmp_path: Path) -> None:
     reference, path = tmp_path / "ref.sqlite", tmp_path / "killed.sqlite"
-    build(_spec(7), reference, chunk_size=700, strategies_from=5)
+    build(spec, reference, chunk_size=700, strategies_from=5)
     partial = []
     for after in kills:
         with pytest.raises(_Killed):
-            build(_spec(7), path, chunk_size=700, strategies_from=5, on_progress=_killer(after))
+            build(spec, path, chunk_size=700, strategies_from=5, on_progress=_killer(after))
         partial += [(l, s, d) for l, s, d in _rows(path, LAYERS) if 0 < d < s]
     assert partial  # killed inside a layer at least once
-    build(_spec(7), path, chunk_size=1_500, strategies_from=5)  # other chunks: same rows
+    build(spec, path, chunk_size=1_500, strategies_from=5)  # other chunks: same rows
     assert _rows(path) == _rows(reference)
     assert _rows(path, LAYERS) == _rows(reference, LAYERS)
     assert _meta(path, "root_value") == _meta(reference, "root_value")
@@ -175,6 +184,7 @@ def test_big_games_store_strategies_from_eleven_cards_in_hand() -> None:
     assert split_layer(load_game(_spec(11)), None) == 11
     assert split_layer(load_game(_spec(11)), 1) == 0
     assert split_layer(load_game("goofspiel(num_cards=11)"), None) == 0  # generic builder
+    assert split_layer(load_game(_win_loss(10)), None) == 0  # win/loss face: 10 layers
 
 
 def test_the_generic_builder_honours_the_split_too(tmp_path: Path) -> None:

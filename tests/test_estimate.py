@@ -105,3 +105,14 @@ def test_point_difference_goofspiel_is_estimated_for_the_indexed_builder() -> No
     assert split.exact and split.positions == 1_338_932_608
     assert split.memory_bytes < 4 * 2**30  # fits this machine: not refused
     assert every.disk_bytes > 5 * split.disk_bytes  # strategies everywhere would not fit
+
+def test_win_loss_goofspiel_up_to_ten_cards_is_estimated_for_the_indexed_builder() -> None:
+    """Exact counts from the face's forward pass (9 cards: the 13,213,789 positions of a
+    generic build); the strategy texts are shorter than point difference's (8 cards:
+    182 MB of file with strategies, 46 MB values only); 13 cards stays extrapolated."""
+    eight = estimate(load_game("goofspiel(num_cards=8)"))
+    assert eight.exact and eight.positions == 1_711_712
+    assert 120e6 < eight.disk_bytes < 260e6 and eight.memory_bytes < 2**30
+    lean = estimate(load_game("goofspiel(num_cards=8)"), values_only=True)
+    assert lean.positions == eight.positions and 30e6 < lean.disk_bytes < 90e6
+    assert not estimate(load_game("goofspiel(num_cards=13)")).exact

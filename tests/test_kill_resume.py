@@ -12,10 +12,14 @@ HARNESS = Path(__file__).resolve().parents[1] / "bench" / "kill_resume.py"
 
 
 @pytest.mark.slow
-def test_randomly_killed_builds_resume_to_the_reference_database() -> None:
+@pytest.mark.parametrize("spec,chunk", [
+    ("jujitsu(num_cards=8)", "32"),
+    ("goofspiel(num_cards=6)", "500"),  # win/loss through its indexed face: killed mid-layer
+])
+def test_randomly_killed_builds_resume_to_the_reference_database(spec: str, chunk: str) -> None:
     result = subprocess.run(
-        [sys.executable, str(HARNESS), "--spec", "jujitsu(num_cards=8)", "--kills", "10",
-         "--chunk-size", "32", "--seed", "7"],
+        [sys.executable, str(HARNESS), "--spec", spec, "--kills", "10",
+         "--chunk-size", chunk, "--seed", "7"],
         capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "10 kills" in result.stdout and "every resumed database identical" in result.stdout

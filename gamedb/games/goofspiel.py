@@ -326,10 +326,14 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
         return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
 
     def indexed_face(self) -> IndexedFace | None:
-        """Return the perfect index of point difference with random prizes and ties
-        discarded (``goofspiel_index``), None for the other variants."""
-        if not (self.capabilities.independent_prizes and self.returns_type == "point_difference"):
+        """Return the perfect index of random prizes with ties discarded: point
+        difference (``goofspiel_index``), or win/loss up to ``MAX_CARDS`` cards
+        (``goofspiel_winloss``); None for the other variants."""
+        if not self.capabilities.independent_prizes:
             return None
+        if self.returns_type == "win_loss":
+            from gamedb.games.goofspiel_winloss import MAX_CARDS, WinLossIndex
+            return WinLossIndex(self.num_cards, self._layout) if self.num_cards <= MAX_CARDS else None
         from gamedb.games.goofspiel_index import GoofspielIndex  # only this game uses it
         return GoofspielIndex(self.num_cards, self._layout)
 

@@ -1,0 +1,192 @@
+"""Side by side in one run: the C++ GOPSsolver (GLPK, values only) and ``gamedb build``.
+
+GOPSsolver (github.com/matttang27/GOPSsolver) is built *outside* this repository, e.g.::
+
+    apt-get install libglpk-dev
+    git clone https://github.com/matttang27/GOPSsolver /work/gops     # or any copy
+    cmake -S /work/gops/solver -B /work/gops/solver/build -DCMAKE_BUILD_TYPE=Release
+    cmake --build /work/gops/solver/build -j2
+
+Then ``python bench/gopssolver.py --gops /work/gops/solver/build/cpp_solver`` runs, one
+after the other, for each game (``wl8``: 8-card win/loss, ``pd9``: 9-card point
+difference, ``wl9``, ``pd10`` on request): ``cpp_solver --n N [--objective points]``, our
+whole ``gamedb build SPEC --db X --quiet`` (strategies stored) and the same with
+``--values-only`` (the like-for-like command: GOPSsolver keeps values only, in memory).
+Each command is timed from start to exit; its process tree (our forked workers too)
+is sampled every 0.1 s for the peak of the summed RSS and of the summed PSS (shared
+pages counted once), and its CPU time is the rusage of the reaped tree. Counts:
+ours = the rows of the file (positions, each a solved stage game); GOPSsolver's = its
+EV cache entries at the end (its "misses") and its LP calls, from its own output.
+Prints a markdown table with the machine and the load average before and after.
+
+    python bench/gopssolver.py                          # wl8 and pd9
+    python bench/gopssolver.py --only wl8 --workers 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import ENV, _direct, machine  # noqa: E402
+
+GAMES = {  # name: (cards, our returns_type, GOPSsolver objective)
+    "wl8": (8, "win_loss", "win"), "pd9": (9, "point_difference", "points"),
+    "wl9": (9, "win_loss", "win"), "pd10": (10, "point_difference", "points"),
+}
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass
+class Measured:
+    """One whole command."""
+
+    label: str
+    command: str
+    seconds: float
+    cpu_seconds: float
+    rss_mib: float
+    pss_mib: float
+    positions: int
+    counted: str
+
+
+def tree(root: int) -> list[int]:
+    """Return ``root`` and every live descendant."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, stack = [], [root]
+    while stack:
+        pid = stack.pop()
+        found.append(pid)
+        stack += children.get(pid, [])
+    return found
+
+
+def memory(pids: list[int]) -> tuple[int, int]:
+    """Return the summed RSS and PSS (bytes) of ``pids``."""
+    rss = pss = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm") as f:
+                rss += int(f.read().split()[1]) * PAGE
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                pss += next(int(line.split()[1]) * 1024 for line in f if line.startswith("Pss:"))
+        except (OSError, StopIteration, ValueError):
+            pass
+    return rss, pss
+
+
+def measure(label: str, argv: list[str], cwd: str) -> tuple[Measured, str]:
+    """Run ``argv`` to its end; return wall, CPU and peak tree memory, and its output."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=ENV, cwd=cwd)
+    peak = [0, 0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            rss, pss = memory(tree(proc.pid))
+            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
+            time.sleep(0.1)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    assert proc.stdout is not None
+    output = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(argv)} failed (exit {proc.returncode}):\n{output}")
+    cpu = usage.ru_utime + usage.ru_stime
+    return Measured(label, " ".join(argv), seconds, cpu, peak[0] / 2**20, peak[1] / 2**20, 0,
+                    ""), output
+
+
+def gops(binary: str, n: int, objective: str) -> Measured:
+    argv = [binary, "--n", str(n)] + (["--objective", "points"] if objective == "points" else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        run, output = measure(f"GOPSsolver {objective}", argv, tmp)
+    entries = re.findall(r"cache: \d+ hits, (\d+) misses", output)
+    calls = re.findall(r"lp: (\d+) calls", output)
+    run.positions = int(entries[-1]) if entries else 0
+    run.counted = f"EV cache entries (LP calls {int(calls[-1]):,})" if calls else "EV cache entries"
+    run.command = "cpp_solver " + " ".join(argv[1:])
+    return run
+
+
+def ours(n: int, returns: str, extra: list[str]) -> Measured:
+    spec = f"goofspiel(num_cards={n})" if returns == "win_loss" else \
+        f"goofspiel(num_cards={n},returns_type={returns})"
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "g.sqlite"
+        argv = ["gamedb", "build", spec, "--db", str(db), "--quiet", *extra]
+        run, _ = measure("gamedb " + (" ".join(extra) or "(strategies)"), _direct(argv), tmp)
+        with sqlite3.connect(db) as conn:
+            run.positions = conn.execute("SELECT count(*) FROM states").fetchone()[0]
+    run.counted, run.command = "positions (rows)", " ".join(argv).replace(str(db), "X")
+    return run
+
+
+def table(name: str, runs: list[Measured]) -> str:
+    peer = runs[0] if runs[0].label.startswith("GOPSsolver") else None
+    lines = [f"**{name}**", "",
+             "| command | wall s | CPU s | peak tree RSS MiB | peak tree PSS MiB | counted | "
+             "count | PSS B per counted | wall ratio (GOPSsolver / this) |",
+             "|---|---:|---:|---:|---:|---|---:|---:|---:|"]
+    for r in runs:
+        per = r.pss_mib * 2**20 / max(r.positions, 1)
+        ratio = "peer" if r is peer else f"{peer.seconds / r.seconds:.1f}x" if peer else "-"
+        lines.append(f"| `{r.command}` | {r.seconds:.1f} | {r.cpu_seconds:.1f} | "
+                     f"{r.rss_mib:,.0f} | {r.pss_mib:,.0f} | {r.counted} | {r.positions:,} | "
+                     f"{per:,.0f} | {ratio} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gops", default=os.environ.get("GOPS_SOLVER",
+                                                         "/work/gops/solver/build/cpp_solver"))
+    parser.add_argument("--only", default="wl8,pd9", help=f"comma-separated: {', '.join(GAMES)}")
+    parser.add_argument("--workers", type=int, default=None, help="gamedb build --workers")
+    parser.add_argument("--ours-only", action="store_true",
+                        help="skip GOPSsolver (e.g. a second --workers setting of the same run)")
+    args = parser.parse_args()
+    if not args.ours_only and not Path(args.gops).is_file():
+        raise SystemExit(f"no GOPSsolver binary at {args.gops}: build it outside the repository "
+                         "(see this script's docstring) and pass --gops PATH")
+    extra = ["--workers", str(args.workers)] if args.workers else []
+    print(f"{machine()}; load average before: {os.getloadavg()[0]:.1f}; "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
+    for name in args.only.split(","):
+        n, returns, objective = GAMES[name]
+        runs = [] if args.ours_only else [gops(args.gops, n, objective)]
+        runs += [ours(n, returns, extra), ours(n, returns, ["--values-only", *extra])]
+        print(table(f"{name}: {n} cards, {returns}", runs) + "\n", flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,384 @@
+"""The indexed face of win/loss Goofspiel: the point-difference index plus the score.
+
+Only ``Goofspiel.indexed_face`` uses this module (random prize order, ties discarded,
+``returns_type=win_loss``, at most ``MAX_CARDS`` cards); the point-difference face it
+extends is ``goofspiel_index``. A win/loss value depends on the score, so a stored
+position of layer k is (c, Q, p, d): c the *raw* hand pattern (``goofspiel-v1``'s
+base-3 ``hands`` field, not reduced by the player swap), Q the k - 1 hidden prizes, p
+the revealed prize and d <= 0 the score (the stored key of a position and of its
+swapped twin is the one whose diff field is smaller; at d = 0 the smaller hand code).
+
+Unlike point difference, not every (c, Q, p, d) can occur (after one round the hands
+tell who won it), and the generic builder stores exactly the reachable, undecided ones.
+So the face first runs a *forward pass* over the chance nodes (c, P, d) of every layer
+(P the k prizes left; one bit each, the scores of a (P, c) in one 64-bit word, so a
+bid marks all of them at once by a shift): the root is reachable, and a reachable chance node
+reaches, for each draw p in P and bids (a, b), the chance node (c', P - p, d + p *
+sign(a - b)) of layer k - 1 unless that score is decided (more than the prizes left).
+A position (c, Q, p, d) is stored iff its chance node (c, Q + p, d) is reachable.
+
+Key order is blocks (d, p, Q) with d increasing, then p, then Q's mask, each holding the
+reachable patterns in increasing code: the face solves and writes in that order, and the
+layer's *summary* is the chance values C_k[c, P, d] of both orientations of every
+reachable chance node (the mean over the draws of the stored values, negated for the
+swapped twin), accumulated in increasing p for every node as the generic builder sums
+a successor's draws, so the stage games are the same doubles and the values agree bit
+for bit. A decided successor contributes sign(d') / draws summed draws times, as there.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+
+from gamedb.games.base import LAYER_SHIFT
+from gamedb.games.goofspiel import (
+    _HALF, _OFF_DIFF, _OFF_PRIZES, _OFF_TABLE, _decode_hands, _hands_code, _points,
+)
+from gamedb.games.goofspiel_index import _nth_card, _rank_labels, colex_table, masks_of
+from gamedb.games.indexed import Floats, Ints
+from gamedb.jit import njit
+
+#: Largest game the face serves: 10 cards hold ~1e8 positions (tables ~0.2 GB, summaries
+#: ~0.5 GB a layer); 11 cards would be ~1.1e9 positions (--estimate), ~110 GiB of file.
+MAX_CARDS = 10
+
+ZERO = np.zeros(0, np.int64)
+
+
+def radius(n: int, k: int) -> int:
+    """Return R_k, the largest |score| a chance node of layer k can hold undecided:
+    at most the k highest prizes, and at most T // 2 (the key's bias).
+
+    >>> [radius(4, k) for k in range(1, 5)]
+    [4, 5, 5, 5]
+    """
+    return min(n * (n + 1) // 4, sum(range(n - k + 1, n + 1)))
+
+
+class WinLossIndex:
+    """The indexed face (``games.indexed.IndexedFace``) of win/loss Goofspiel with
+    random prize order and discarded ties; keys are ``goofspiel-v1`` keys. Index order
+    is key order (``chunks`` is one range per layer: small games and tests only)."""
+
+    #: Bytes of a row's two strategy texts (``gamedb.estimate``): 8 and 9 cards measured
+    #: 76 and 89 B of JSON, rising with the cards (point difference: ~195 B).
+    strategy_disk = 95
+
+    def __init__(self, n: int, lay: Ints):
+        """``lay``: the layout constants of the game's compiled helpers."""
+        self.n, self._lay = n, lay
+        self.colex = colex_table(n)
+        self._codes = {k: pattern_codes(n, k, lay) for k in range(1, n + 1)}
+        self._tables: dict[int, tuple[Ints, Ints, np.ndarray]] = {}
+        self._reach: dict[int, Ints] | None = None
+        self._blocks: dict[int, tuple[Ints, Ints, Ints, Ints]] = {}
+        self._last: tuple[tuple[int, int, int], tuple[Ints, Ints]] = ((0, 0, 0), (ZERO, ZERO))
+
+    def layers(self) -> range:
+        """Layers 1..n: layer k reads the chance values of layer k - 1."""
+        return range(1, self.n + 1)
+
+    def size(self, layer: int) -> int:
+        """Stored positions of ``layer`` (reachable and undecided)."""
+        return int(self.blocks(layer)[3][-1])
+
+    def summary_size(self, layer: int) -> int:
+        """Entries of ``layer``'s summary: S_k * C(n, k) * (2 R_k + 1) chance values."""
+        return len(self._codes[layer]) * comb(self.n, layer) * (2 * radius(self.n, layer) + 1)
+
+    def tables(self, k: int) -> tuple[Ints, Ints, np.ndarray]:
+        """Return (twin, succ, sign) of layer k: the index of each pattern's swapped
+        twin, the successor pattern of bids (a, b) in layer k - 1, and the bid's sign."""
+        if k not in self._tables:
+            lower = self._codes.get(k - 1, np.zeros(1, np.int64))
+            self._tables[k] = _transitions(self._codes[k], lower, k, self._lay)
+        return self._tables[k]
+
+    def reach(self) -> dict[int, Ints]:
+        """Return the reachable chance nodes of every layer (the forward pass, once)."""
+        if self._reach is None:
+            n = self.n
+            # reach[k][colex(P) * S_k + c]: bit R_k + d set if (c, P, d) is reachable
+            reach = {n: np.array([1 << radius(n, n)], np.int64)}  # the root: score 0
+            for k in range(n, 1, -1):
+                reach[k - 1] = np.zeros(comb(n, k - 1) * len(self._codes[k - 1]), np.int64)
+                _, succ, sign = self.tables(k)
+                _forward(reach[k], reach[k - 1], masks_of(n, k), self.colex, succ, sign, k,
+                         radius(n, k), radius(n, k - 1), len(self._codes[k - 1]))
+            self._reach = reach
+        return self._reach
+
+    def blocks(self, layer: int) -> tuple[Ints, Ints, Ints, Ints]:
+        """Return the blocks (d, p, Q) of ``layer`` in key order and the offsets of
+        their first positions (one more entry: the layer's size)."""
+        if layer not in self._blocks:
+            n = self.n
+            twin = self.tables(layer)[0]
+            score, prize, hidden = _block_table(n, layer)
+            counts = _block_counts(score, prize, hidden, self.reach()[layer], twin, self.colex,
+                                   radius(n, layer))
+            offsets = np.zeros(len(score) + 1, np.int64)
+            np.cumsum(counts, out=offsets[1:])
+            self._blocks[layer] = (score, prize, hidden, offsets)
+        return self._blocks[layer]
+
+    # -- key order (the protocol's second half; the builder uses these) ----------------
+
+    def sorted_chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
+        """Cut the layer's key order at block boundaries, about ``target`` positions each
+        (any position is a valid start: ``accumulate`` takes any range)."""
+        offsets = self.blocks(layer)[3]
+        cuts, last = [0], 0
+        for stop in offsets[1:].tolist():
+            if stop - last >= target:
+                cuts.append(stop)
+                last = stop
+        if cuts[-1] != offsets[-1]:
+            cuts.append(int(offsets[-1]))
+        return list(zip(cuts[:-1], cuts[1:]))
+
+    def _positions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
+        """Return the block and the pattern of positions start..stop-1 (key order); the
+        last range is kept (a chunk asks for its keys, actions, games and sums)."""
+        if self._last[0] != (layer, start, stop):
+            if not 0 <= start < stop <= self.size(layer):
+                raise ValueError(f"range {start}..{stop} is not inside layer {layer}")
+            score, prize, hidden, offsets = self.blocks(layer)
+            self._last = ((layer, start, stop), _positions(
+                start, stop, offsets, score, prize, hidden, self.reach()[layer],
+                self.tables(layer)[0], self.colex, radius(self.n, layer)))
+        return self._last[1]
+
+    def sorted_keys(self, layer: int, start: int, stop: int) -> Ints:
+        """Return the keys of positions start..stop-1 in key order (increasing)."""
+        block, code = self._positions(layer, start, stop)
+        score, prize, hidden, _ = self.blocks(layer)
+        lay = self._lay
+        keys: Ints = ((layer << LAYER_SHIFT) | ((score[block] + lay[_HALF]) << lay[_OFF_DIFF])
+                      | (prize[block] << lay[_OFF_TABLE]) | (hidden[block] << lay[_OFF_PRIZES])
+                      | self._codes[layer][code])
+        return keys
+
+    def sorted_actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
+        """Return the action labels (card ranks) of positions start..stop-1."""
+        _, code = self._positions(layer, start, stop)
+        row, col = _rank_labels(self._codes[layer], layer, self._lay)
+        return row[code], col[code]
+
+    def sorted_games(self, layer: int, start: int, stop: int,
+                     below: Floats | None) -> tuple[Floats, Ints, Ints]:
+        """Return the k x k stage games of positions start..stop-1 in key order."""
+        if below is None and layer > 1:
+            raise ValueError(f"layer {layer} needs the chance values of layer {layer - 1}")
+        block, code = self._positions(layer, start, stop)
+        score, prize, hidden, _ = self.blocks(layer)
+        _, succ, sign = self.tables(layer)
+        payoffs = np.empty((stop - start, layer, layer))
+        n = self.n
+        _games(block, code, score, prize, hidden, layer, self.colex, succ, sign,
+               np.zeros(1) if below is None else below, comb(n, layer - 1),
+               radius(n, layer - 1) if layer > 1 else 0, payoffs)
+        counts = np.full(stop - start, layer, np.int64)
+        return payoffs, counts, counts.copy()
+
+    def accumulate(self, layer: int, start: int, stop: int, values: Floats,
+                   summary: Floats) -> None:
+        """Add the values of positions start..stop-1 (key order) to ``summary`` (zeros of
+        ``summary_size`` at first): both orientations of each chance node, in order."""
+        block, code = self._positions(layer, start, stop)
+        score, prize, hidden, _ = self.blocks(layer)
+        _accumulate(np.ascontiguousarray(values, np.float64), block, code, score, prize,
+                    hidden, self.tables(layer)[0], self.colex, layer, comb(self.n, layer),
+                    radius(self.n, layer), summary)
+
+    # -- index order = key order (the protocol's first half: tests and comparisons) -------
+
+    def chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
+        """One range per layer (``summarize`` needs a whole layer)."""
+        return [(0, self.size(layer))]
+
+    def keys(self, layer: int, start: int, stop: int) -> Ints:
+        """``sorted_keys``."""
+        return self.sorted_keys(layer, start, stop)
+
+    def rank(self, layer: int, keys: Ints) -> Ints:
+        """Return the index of each stored key of ``layer`` (a search in its keys)."""
+        every = self.sorted_keys(layer, 0, self.size(layer))
+        keys = np.asarray(keys, np.int64)
+        index: Ints = np.searchsorted(every, keys)
+        if (index >= len(every)).any() or (every[np.minimum(index, len(every) - 1)] != keys).any():
+            raise ValueError(f"a key is not a stored position of layer {layer}")
+        return index
+
+    def actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
+        """``sorted_actions``."""
+        return self.sorted_actions(layer, start, stop)
+
+    def stage_games(self, layer: int, start: int, stop: int,
+                    below: Floats | None) -> tuple[Floats, Ints, Ints]:
+        """``sorted_games``."""
+        return self.sorted_games(layer, start, stop, below)
+
+    def summarize(self, layer: int, start: int, stop: int, values: Floats) -> Floats:
+        """Return the summary of a whole layer from its values."""
+        if (start, stop) != (0, self.size(layer)):
+            raise ValueError(f"the summary of layer {layer} needs the whole layer")
+        summary = np.zeros(self.summary_size(layer))
+        self.accumulate(layer, start, stop, values, summary)
+        return summary
+
+
+def pattern_codes(n: int, k: int, lay: Ints) -> Ints:
+    """Return the sorted raw hand patterns of layer k (S_k of them, not swap-reduced)."""
+    codes: Ints = np.unique(_pair_codes(masks_of(n, k), lay))
+    return codes
+
+
+@njit(cache=True)
+def _pair_codes(masks: Ints, lay: Ints) -> Ints:
+    out = np.empty(len(masks) * len(masks), np.int64)
+    i = 0
+    for a in masks:
+        for b in masks:
+            out[i] = _hands_code(a, b, lay)[0]
+            i += 1
+    return out
+
+
+@njit(cache=True)
+def _transitions(codes: Ints, lower: Ints, k: int, lay: Ints) -> tuple[Ints, Ints, np.ndarray]:
+    """Return (twin, succ, sign) of layer k; ``lower``: the patterns of layer k - 1."""
+    twin = np.empty(len(codes), np.int64)
+    succ = np.zeros((len(codes), k, k), np.int64)
+    sign = np.zeros((len(codes), k, k), np.int8)
+    for c in range(len(codes)):
+        h1, h2 = _decode_hands((k << LAYER_SHIFT) | codes[c], lay)
+        twin[c] = np.searchsorted(codes, _hands_code(h1, h2, lay)[1])
+        for a in range(k):
+            x = _nth_card(h1, a)
+            for b in range(k):
+                y = _nth_card(h2, b)
+                sign[c, a, b] = 1 if x > y else (-1 if x < y else 0)
+                if k > 1:
+                    succ[c, a, b] = np.searchsorted(lower, _hands_code(h1 & ~x, h2 & ~y, lay)[0])
+    return twin, succ, sign
+
+
+@njit(cache=True)
+def _forward(reach: Ints, lower: Ints, sets: Ints, colex: Ints, succ: Ints, sign: np.ndarray,
+             k: int, r: int, r_low: int, patterns_low: int) -> None:
+    """Mark in ``lower`` the chance nodes of layer k - 1 that the reachable chance nodes
+    of layer k (``reach``) reach without being decided (|score| <= the prizes left)."""
+    patterns = succ.shape[0]
+    for ip in range(len(sets)):
+        for c in range(patterns):
+            scores = reach[ip * patterns + c]
+            rest = sets[ip] if scores else 0
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                q = sets[ip] ^ low
+                p, left, cq = _points(low), _points(q), colex[q]
+                lo, hi = max(r_low - left, 0), min(r_low + left, 2 * r_low)
+                window = ((1 << (hi - lo + 1)) - 1) << lo
+                for a in range(k):
+                    for b in range(k):
+                        shift = p * sign[c, a, b] + r_low - r
+                        moved = scores << shift if shift >= 0 else scores >> -shift
+                        lower[cq * patterns_low + succ[c, a, b]] |= moved & window
+
+
+def _block_table(n: int, k: int) -> tuple[Ints, Ints, Ints]:
+    """Return the blocks (d, p, Q) of layer k in key order: d from -R_k to 0, then p,
+    then Q's mask (Q a (k - 1)-set without p)."""
+    hidden = masks_of(n, k - 1).tolist()
+    rows = [(d, p, q) for d in range(-radius(n, k), 1) for p in range(1, n + 1)
+            for q in hidden if not (q >> (p - 1)) & 1]
+    table = np.array(rows, np.int64).reshape(-1, 3)
+    return table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy()
+
+
+@njit(cache=True)
+def _stored(reach: Ints, twin: Ints, c: int, d: int, cp: int, r: int) -> bool:
+    """True if pattern c with score d <= 0 and prizes cp is a stored orientation and
+    reachable."""
+    return bool((d < 0 or twin[c] >= c) and (reach[cp * len(twin) + c] >> (d + r)) & 1 == 1)
+
+
+@njit(cache=True)
+def _block_counts(score: Ints, prize: Ints, hidden: Ints, reach: Ints, twin: Ints,
+                  colex: Ints, r: int) -> Ints:
+    counts = np.zeros(len(score), np.int64)
+    for j in range(len(score)):
+        cp = colex[hidden[j] | (1 << (prize[j] - 1))]
+        for c in range(len(twin)):
+            if _stored(reach, twin, c, score[j], cp, r):
+                counts[j] += 1
+    return counts
+
+
+@njit(cache=True)
+def _positions(start: int, stop: int, offsets: Ints, score: Ints, prize: Ints, hidden: Ints,
+               reach: Ints, twin: Ints, colex: Ints, r: int) -> tuple[Ints, Ints]:
+    """Return (block, pattern) of positions start..stop-1."""
+    block, code = np.empty(stop - start, np.int64), np.empty(stop - start, np.int64)
+    j = np.searchsorted(offsets, start, side="right") - 1
+    i, o = offsets[j], 0
+    while i < stop:
+        cp = colex[hidden[j] | (1 << (prize[j] - 1))]
+        for c in range(len(twin)):
+            if i >= stop:
+                break
+            if _stored(reach, twin, c, score[j], cp, r):
+                if i >= start:
+                    block[o], code[o] = j, c
+                    o += 1
+                i += 1
+        j += 1
+    return block, code
+
+
+@njit(cache=True)
+def _games(block: Ints, code: Ints, score: Ints, prize: Ints, hidden: Ints, k: int,
+           colex: Ints, succ: Ints, sign: np.ndarray, chance: Floats, nsets_low: int,
+           r_low: int, out: Floats) -> None:
+    """Fill out[i] with the stage game of position i: the chance value of each bid's
+    successor, or the payoff of a decided one summed over the draws as ``_expand``."""
+    width = 2 * r_low + 1
+    for i in range(len(block)):
+        j, c = block[i], code[i]
+        p, q = prize[j], hidden[j]
+        left, cq = _points(q), colex[q]
+        for a in range(k):
+            for b in range(k):
+                d = score[j] + p * sign[c, a, b]
+                s = (d > 0) - (d < 0)
+                if k == 1:
+                    out[i, a, b] = 0.0 + s
+                elif abs(d) > left:
+                    w, total = s / (k - 1), 0.0
+                    for _ in range(k - 1):
+                        total += w
+                    out[i, a, b] = total
+                else:
+                    out[i, a, b] = chance[(succ[c, a, b] * nsets_low + cq) * width + d + r_low]
+
+
+@njit(cache=True)
+def _accumulate(values: Floats, block: Ints, code: Ints, score: Ints, prize: Ints,
+                hidden: Ints, twin: Ints, colex: Ints, k: int, nsets: int, r: int,
+                out: Floats) -> None:
+    """out[c, P, d] += V / k and out[twin, P, -d] += -V / k, position by position."""
+    inv, width = 1.0 / k, 2 * r + 1
+    for i in range(len(block)):
+        j, c = block[i], code[i]
+        d, cp = score[j], colex[hidden[j] | (1 << (prize[j] - 1))]
+        out[(c * nsets + cp) * width + d + r] += inv * values[i]
+        t = twin[c]
+        if d != 0 or t != c:
+            out[(t * nsets + cp) * width - d + r] += (-1.0 / k) * values[i]
+
+
+__all__ = ["MAX_CARDS", "WinLossIndex", "pattern_codes", "radius"]
