@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
-from gamedb.cli._common import cli, signed, table, user_errors, vars_of
+from gamedb.cli._common import cli, signed, table, user_errors
 
 if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
     from gamedb.store import Entry
-    from gamedb.store.database import DBInfo
 
 
 @cli.command()
@@ -26,18 +25,12 @@ def info(db_path: Path, as_json: bool) -> None:
     Example:
         gamedb info jujitsu_num_cards=8_ties=carry.sqlite --json
     """
+    from gamedb.explore import info_json
     from gamedb.store import open_db
 
     with open_db(db_path) as db:
         summary = db.info()
-    click.echo(json.dumps(_info_json(summary), indent=2) if as_json else _info_table(summary))
-
-
-def _info_json(info: DBInfo) -> dict[str, Any]:
-    return {"spec": info.spec, "status": info.status, "states": info.states,
-            "done": info.done, "root_value": info.root_value, "path": info.path,
-            "layers": [vars_of(layer) for layer in info.layers],
-            "meta": info.meta}
+    click.echo(json.dumps(info_json(summary), indent=2) if as_json else _info_table(summary))
 
 
 def _info_table(info: DBInfo) -> str:
@@ -73,22 +66,18 @@ def show(db_path: Path, position: str, as_json: bool) -> None:
         gamedb show j8.sqlite "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0"
         gamedb show j8.sqlite start --json
     """
+    from gamedb.explore import show_json
     from gamedb.games.base import named_actions
     from gamedb.store import open_db
 
     with open_db(db_path) as db:
+        if as_json:
+            click.echo(json.dumps(show_json(db, position)))
+            return
         entry = db.probe(position)
         game = db.game
         actions = named_actions(game, game.parse_position(position))
-    click.echo(json.dumps(_entry_json(game.spec, entry, actions)) if as_json
-               else _entry_table(game.spec, entry, game.action_noun, actions))
-
-
-def _entry_json(spec: str, entry: Entry, actions: dict[int, dict[int, str]]) -> dict[str, Any]:
-    strategy = {str(p): {str(a): prob for a, prob in sorted(s.items())}
-                for p, s in entry.strategies.items()}
-    return {"spec": spec, "position": entry.position, "value": entry.value,
-            "strategy": strategy, "actions": {str(p): sorted(actions[p]) for p in (1, 2)}}
+    click.echo(_entry_table(game.spec, entry, game.action_noun, actions))
 
 
 def _entry_table(spec: str, entry: Entry, noun: str, actions: dict[int, dict[int, str]]) -> str:
