@@ -22,13 +22,16 @@ opponent's equilibrium strategy and its loss against the player's best action
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from gamedb.games.base import Distribution, Game, GameError, named_actions, parse_integer
-from gamedb.store import DBInfo, Entry, GameDB
+from gamedb.store import DamagedFile, DBInfo, Entry, GameDB, NotSolved
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,9 +122,7 @@ def move_values(db: GameDB, state: Any, entry: Entry) -> dict[int, list[MoveValu
     if game.value(state) is not None or game.chance(state) is not None:
         return {1: [], 2: []}
     acts1, acts2 = game.actions(state)
-    cache: dict[Any, float] = {}
-    payoffs = np.array([[_expected(db, game.next(state, a, b), cache) for b in acts2]
-                        for a in acts1])
+    payoffs = _stage_matrix(db, state)
     x = np.array([entry.strategies.get(1, {}).get(a, 0.0) for a in acts1])
     y = np.array([entry.strategies.get(2, {}).get(b, 0.0) for b in acts2])
     rows, cols = payoffs @ y, x @ payoffs  # player 1's payoff either way
@@ -141,13 +142,43 @@ def _clean(number: float) -> float:
     return round(float(number), 12) + 0.0
 
 
-def _expected(db: GameDB, outcomes: Distribution[Any], cache: dict[Any, float]) -> float:
-    total = 0.0
-    for prob, child in outcomes:
-        if child not in cache:
-            cache[child] = db.value(child)
-        total += prob * cache[child]
-    return total
+def _stage_matrix(db: GameDB, state: Any) -> npt.NDArray[np.float64]:
+    """Return the expected value of every action pair at a decision state."""
+    game = db.game
+    acts1, acts2 = game.actions(state)
+    cells = [[game.next(state, a, b) for b in acts2] for a in acts1]
+    values = successor_values(db, {child for row in cells for draws in row for _, child in draws})
+    return np.array([[sum(p * values[child] for p, child in draws) for draws in row]
+                     for row in cells], dtype=np.float64).reshape(len(acts1), len(acts2))
+
+
+def successor_values(db: GameDB, states: Iterable[Any]) -> dict[Any, float]:
+    """Return player 1's value of each state: payoffs of finished games, and the stored
+    values of the others read in one batch (``GameDB.values_of``; a position's stored
+    value becomes its real one by ``Canonical``'s sign and offset).
+
+    Raises:
+        NotSolved: a state is not in the file.
+        DamagedFile: a stored value is not a finite number.
+    """
+    game, values, stored = db.game, {}, {}
+    for s in states:
+        payoff = game.value(s)
+        if payoff is not None:
+            values[s] = payoff
+        elif game.chance(s) is not None:
+            values[s] = db.value(s)
+        else:
+            stored[s] = game.canonical(s)
+    found, numbers = db.values_of(np.unique(np.array([c.key for c in stored.values()], np.int64)))
+    by_key = dict(zip(found.tolist(), numbers.tolist()))
+    for s, canon in stored.items():
+        if canon.key not in by_key:
+            raise NotSolved(f"position not in {db.path.name}: {game.format_position(s)}")
+        if not math.isfinite(by_key[canon.key]):
+            raise DamagedFile(db.path, f"key {canon.key}: its value is not a finite number")
+        values[s] = canon.sign * by_key[canon.key] + canon.offset + 0.0
+    return values
 
 
 def successors(game: Game[Any], position: str, a1: int | str, a2: int | str) -> list[Outcome]:

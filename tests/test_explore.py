@@ -113,3 +113,25 @@ def test_successors_of_a_chance_node_ask_for_a_draw_first() -> None:
 def test_tictoe_names_the_pass_in_the_legal_list() -> None:
     with pytest.raises(GameError, match=r"legal: 0 \(pass\)"):
         successors(load_game("tictoe"), "start", 1, 3)
+
+
+def test_a_missing_or_damaged_successor_is_named_not_guessed(built, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+    import sqlite3
+
+    from gamedb.store import DamagedFile, NotSolved
+
+    path = tmp_path / "j4.sqlite"
+    shutil.copy(built("jujitsu(num_cards=4)"), path)
+    game = load_game("jujitsu(num_cards=4)")
+    position = "hand1=1,2 hand2=3,4 pot=0 diff=2"
+    child = game.next(game.parse_position(position), 1, 3)[0][1]
+    key = game.canonical(child).key
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE states SET value = 'x' WHERE key = ?", (key,))
+    with open_db(path) as db, pytest.raises(DamagedFile, match=f"key {key}: its value is not"):
+        show_json(db, position)
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM states WHERE key = ?", (key,))
+    with open_db(path) as db, pytest.raises(NotSolved, match="position not in j4.sqlite: hand1="):
+        show_json(db, position)

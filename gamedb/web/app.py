@@ -91,6 +91,7 @@ def create_app(paths: Sequence[Path]) -> Starlette:
              for name in STATIC}
     routes = [
         Route("/", _page(pages, "index.html")),
+        Route("/favicon.ico", _no_icon),
         *(Route(f"/static/{name}", _page(pages, name)) for name in STATIC),
         Route("/api/dbs", _api(lambda q: _dbs(files))),
         Route("/api/show", _api(lambda q: _show(files, q))),
@@ -104,6 +105,10 @@ def _page(pages: dict[str, bytes], name: str) -> Callable[[Request], Any]:
     async def page(request: Request) -> Response:
         return Response(pages[name], media_type=STATIC[name], headers=HEADERS)
     return page
+
+
+async def _no_icon(request: Request) -> Response:
+    return Response(status_code=204, headers=HEADERS)  # browsers ask; a 404 would be logged
 
 
 Query = dict[str, str]
