@@ -11,7 +11,7 @@ import click
 from gamedb.cli._common import cli, signed, table, user_errors
 
 if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
-    from gamedb.store import Entry
+    from gamedb.store import DBInfo, Entry
 
 
 @cli.command()

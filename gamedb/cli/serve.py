@@ -1,7 +1,9 @@
-"""The command that serves databases over HTTP: serve (needs the ``web`` extra)."""
+"""Commands that serve databases to other programs: serve (the JSON API and the
+explorer page; needs the ``web`` extra) and datasette-metadata."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,27 @@ def serve(db_paths: tuple[Path, ...], host: str, port: int) -> None:
     run(list(db_paths), host=host, port=port,
         on_ready=lambda url: click.echo(f"serving {len(db_paths)} file(s) at {url} "
                                         "(Ctrl-C stops)"))
+
+
+@cli.command("datasette-metadata")
+@click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@user_errors
+def datasette_metadata(db_path: Path) -> None:
+    """Print Datasette metadata for a file: what every table, view and column means.
+
+    Datasette browses a gamedb file as it is; with this metadata it also shows a title,
+    descriptions, and canned queries (the start position, a position by key, layers).
+
+    \b
+    Example:
+        gamedb datasette-metadata j8.sqlite > j8.metadata.json
+        datasette j8.sqlite --metadata j8.metadata.json
+    """
+    from gamedb.store import open_db
+    from gamedb.store.datasette import datasette_metadata as metadata
+
+    with open_db(db_path) as db:
+        click.echo(json.dumps(metadata(db), indent=2))
 
 
 def _server() -> Callable[..., Any]:

@@ -4,7 +4,7 @@ Safety rules, each with a test in ``tests/web/test_api.py``:
 
 * only the files given on the command line are read: a request names one by its served
   name (the file name), looked up in a dict; no text of a request reaches the file system;
-* every file is opened read-only (``open_db``), one connection per worker thread;
+* every file is opened read-only (``open_db``), for one request at a time;
 * every parameter is capped (``MAX_PARAMETER`` characters) and every answer is bounded:
   a probe reads one position and its successors, a solve is capped at
   ``SOLVE_LIMIT`` positions and runs one at a time (a second gets 429);
@@ -18,7 +18,8 @@ import functools
 import importlib
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -58,25 +59,24 @@ class ApiError(Exception):
 class ServedFiles:
     """The files given on the command line, by served name, opened read-only.
 
-    Each worker thread opens its own connection to a file on first use (an SQLAlchemy
-    connection must not cross threads) and keeps it for the server's life.
+    Each request opens its file anew (about 10-25 ms) in the worker thread that answers
+    it and closes it there: an SQLite connection must not cross threads, and a cached
+    one would be closed by another thread at shutdown.
     """
 
     def __init__(self, paths: Sequence[Path]):
         self.paths = {path.name: path for path in paths}
-        self._local = threading.local()
         for path in paths:  # refuse an unreadable file at start, not at the first request
             with open_db(path):
                 pass
 
-    def open(self, name: str) -> GameDB:
-        """Return this thread's connection to the served file ``name``."""
+    @contextmanager
+    def open(self, name: str) -> Iterator[GameDB]:
+        """Open the served file ``name`` for one request."""
         if name not in self.paths:
             raise ApiError(404, f"no served file is named {name[:80]!r}; GET /api/dbs lists them")
-        opened: dict[str, GameDB] = self._local.__dict__.setdefault("dbs", {})
-        if name not in opened:
-            opened[name] = open_db(self.paths[name])
-        return opened[name]
+        with open_db(self.paths[name]) as db:
+            yield db
 
 
 def create_app(paths: Sequence[Path]) -> Starlette:
@@ -87,7 +87,7 @@ def create_app(paths: Sequence[Path]) -> Starlette:
     """
     files = ServedFiles(paths)
     solving = threading.Lock()
-    pages = {name: resources.files("gamedb.web").joinpath("static", name).read_bytes()
+    pages = {name: resources.files("gamedb.web").joinpath("static").joinpath(name).read_bytes()
              for name in STATIC}
     routes = [
         Route("/", _page(pages, "index.html")),
@@ -174,20 +174,23 @@ def _required(query: Query, name: str) -> str:
 def _dbs(files: ServedFiles) -> dict[str, Any]:
     listed = []
     for name in files.paths:
-        info = info_json(files.open(name).info())
+        with files.open(name) as db:
+            info = info_json(db.info())
         listed.append({"name": name, "info": info | {"path": name}})  # never a directory
     return {"dbs": listed}
 
 
 def _show(files: ServedFiles, query: Query) -> dict[str, Any]:
-    return show_json(files.open(_required(query, "db")), _required(query, "position"))
+    with files.open(_required(query, "db")) as db:
+        return show_json(db, _required(query, "position"))
 
 
 def _next(files: ServedFiles, query: Query) -> dict[str, Any]:
     if query.get("spec"):
         game = load_game(query["spec"])
     else:
-        game = files.open(_required(query, "db")).game
+        with files.open(_required(query, "db")) as db:
+            game = db.game
     outcomes = successors(game, _required(query, "position"), _required(query, "a1"),
                           _required(query, "a2"))
     return {"spec": game.spec, "outcomes": [

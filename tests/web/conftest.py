@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -39,6 +40,8 @@ class Server:
     url: str
     process: subprocess.Popen[str]
     paths: dict[str, Path]
+    log: Any
+    """The server's stderr (a temporary file)."""
 
     def get(self, path: str, timeout: float = 30, **params: str) -> Answer:
         """GET ``path`` with ``params`` (URL-encoded) and return status and JSON."""
@@ -58,37 +61,42 @@ class Server:
 def start_server(paths: list[Path]) -> Server:
     """Start ``gamedb serve`` on a free port and wait for its ready line."""
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    log = tempfile.TemporaryFile("w+")  # a file, not a pipe: the server never blocks on it
     process = subprocess.Popen([sys.executable, "-m", "gamedb", "serve", *map(str, paths),
-                                "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                "--port", "0"], stdout=subprocess.PIPE, stderr=log,
                                text=True, env=env)
     line = process.stdout.readline() if process.stdout else ""
     if "http://" not in line:
         process.kill()
-        raise RuntimeError(f"gamedb serve did not start: {line}{process.stderr.read() if process.stderr else ''}")
+        log.seek(0)
+        raise RuntimeError(f"gamedb serve did not start: {line}{log.read()}")
     url = line.split(" at ")[1].split()[0]
-    return Server(url, process, {p.name: p for p in paths})
+    return Server(url, process, {p.name: p for p in paths}, log)
 
 
 def stop_server(server: Server) -> str:
-    """Stop the server and return what it wrote on stderr."""
+    """Stop the server (SIGTERM) and return what it wrote on stderr."""
     server.process.terminate()
-    _, err = server.process.communicate(timeout=20)
-    return err
+    server.process.communicate(timeout=20)
+    server.log.seek(0)
+    return server.log.read()
 
 
 @pytest.fixture(scope="session")
-def served_paths(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    from gamedb.build import build
-
+def served_paths(tmp_path_factory: pytest.TempPathFactory, built: Any) -> list[Path]:
+    """The shipped files and small built ones, the latter under names of their own
+    (links to the session's shared builds, which are all named game.sqlite)."""
     folder = tmp_path_factory.mktemp("served")
-    built = [folder / name for name in BUILT]
-    for path in built:
-        build(BUILT[path.name], path)
-    return [DATA / J8, DATA / OZ, DATA / G7, *built]
+    links = [folder / name for name in BUILT]
+    for link in links:
+        link.symlink_to(built(BUILT[link.name]))
+    return [DATA / J8, DATA / OZ, DATA / G7, *links]
 
 
 @pytest.fixture(scope="session")
 def server(served_paths: list[Path]) -> Iterator[Server]:
     running = start_server(served_paths)
     yield running
-    stop_server(running)
+    assert running.process.poll() is None, "the server died during the tests"
+    err = stop_server(running)  # SIGTERM: uvicorn shuts down cleanly
+    assert "Traceback" not in err and running.process.returncode in (0, -15), err

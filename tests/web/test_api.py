@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from gamedb.cli import cli
-from tests.web.conftest import G7, J8, OZ, Server, start_server, stop_server
+from tests.web.conftest import G7, J8, OZ, Server
 
 HAS_SUBGAME = importlib.util.find_spec("gamedb.subgame") is not None
 POSITIONS = [(J8, "start"), (J8, "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0"),
@@ -80,6 +80,8 @@ def test_only_served_names_open_a_file(server: Server, name: str) -> None:
     ("api/show", {"db": J8, "position": "hand1=1,2 hand2=3,4 pot=0 diff=7"}, 400,
      "cannot happen"),
     ("api/show", {"db": J8, "position": "hand1=9 hand2=1 pot=0 diff=0"}, 400, ""),
+    ("api/show", {"db": J8, "position": "hand1=2,3,5,6,7,8 hand2=1,4,5,6,7,8 pot=2 diff=0"}, 404,
+     "no play reaches it"),
     ("api/show", {"db": J8, "position": "x" * 5000}, 400, "too long"),
     ("api/show", {"db": J8, "position": "hand1=" + "9" * 900 + " hand2=1 pot=0 diff=0"}, 400, ""),
     ("api/next", {"db": J8, "position": "start", "a1": "9", "a2": "1"}, 400,
@@ -209,10 +211,3 @@ def test_serve_without_the_web_extra_names_the_install_command(
     assert result.stderr.strip() == ('Error: gamedb serve needs the web extra (uvicorn is not '
                                      'installed): pip install -e ".[web]" (in a checkout) or '
                                      'pip install "gamedb[web]"')
-
-
-def test_the_server_stops_cleanly_on_sigterm(served_paths: list[Path]) -> None:
-    running = start_server(served_paths[3:4])
-    assert running.get("api/dbs").status == 200
-    err = stop_server(running)
-    assert "Traceback" not in err

@@ -243,12 +243,8 @@ async function move(a1, a2) {
   const shown = state.shown;
   try {
     const {outcomes} = await api("next", {db: state.db, position: shown.position, a1, a2});
-    const played = `${shown.names["1"][a1]} v ${shown.names["2"][a2]}`;
-    if (state.seat !== null) {
-      const mine = state.seat === 1 ? a1 : a2, theirs = state.seat === 1 ? a2 : a1;
-      log(`you played ${shown.names[String(state.seat)][mine]}, the equilibrium played ` +
-          `${shown.names[String(3 - state.seat)][theirs]}`);
-    }
+    const played = playedLabel(shown, a1, a2);
+    if (state.seat !== null) logMove(shown, a1, a2);
     if (outcomes.length === 1 || state.seat !== null) {
       const chosen = outcomes.length === 1 ? outcomes[0] : drawOne(outcomes);
       busy(false);
@@ -261,6 +257,22 @@ async function move(a1, a2) {
     showError(error);
     busy(false);
   }
+}
+
+// "3 v 5"; a forced action (the pass of the player not on move) is left out: "101 (player 1)".
+function playedLabel(shown, a1, a2) {
+  const chose = [[1, a1], [2, a2]].filter(([p]) => shown.actions[String(p)].length > 1);
+  const name = (p, a) => shown.names[String(p)][a];
+  if (chose.length === 1) return `${name(...chose[0])} (player ${chose[0][0]})`;
+  return `${name(1, a1)} v ${name(2, a2)}`;
+}
+
+function logMove(shown, a1, a2) {
+  const actions = {1: a1, 2: a2}, seat = state.seat, other = 3 - seat;
+  const said = [];
+  if (shown.actions[String(seat)].length > 1) said.push(`you played ${shown.names[String(seat)][actions[seat]]}`);
+  if (shown.actions[String(other)].length > 1) said.push(`the equilibrium played ${shown.names[String(other)][actions[other]]}`);
+  if (said.length) log(said.join(", "));
 }
 
 function renderChanceAfterMove(outcomes, played) {
