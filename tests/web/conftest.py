@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("starlette", reason='the web extra is not installed: pip install -e ".[web]"')
-pytest.importorskip("uvicorn", reason='the web extra is not installed: pip install -e ".[web]"')
+#: Test modules that need a server skip without the web extra (a conftest cannot skip).
+WEB_EXTRA = 'the web extra is not installed: pip install -e ".[web]"'
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 J8 = "jujitsu_num_cards=8_ties=carry.shipped.sqlite"

@@ -15,7 +15,10 @@ import pytest
 from click.testing import CliRunner
 
 from gamedb.cli import cli
-from tests.web.conftest import G7, J8, OZ, Server
+from tests.web.conftest import G7, J8, OZ, WEB_EXTRA, Server
+
+pytest.importorskip("starlette", reason=WEB_EXTRA)
+pytest.importorskip("uvicorn", reason=WEB_EXTRA)
 
 HAS_SUBGAME = importlib.util.find_spec("gamedb.subgame") is not None
 POSITIONS = [(J8, "start"), (J8, "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0"),

@@ -15,7 +15,10 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import G7, J8, OZ, Server
+from tests.web.conftest import G7, J8, OZ, WEB_EXTRA, Server
+
+pytest.importorskip("starlette", reason=WEB_EXTRA)
+pytest.importorskip("uvicorn", reason=WEB_EXTRA)
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed: "
                                 'pip install -e ".[web,test]"')
