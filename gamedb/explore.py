@@ -65,14 +65,21 @@ class Outcome:
 def show_json(db: GameDB, position: Any) -> dict[str, Any]:
     """Return what ``gamedb show --json`` prints for ``position`` (text or state).
 
+    ``moves`` is left out where the file lacks a successor (the last layer of an opening
+    book, an unfinished build).
+
     Raises:
         GameError: the text is not a valid position of the file's game.
-        NotSolved: the position (or a successor) is not in the file.
+        NotSolved: the position is not in the file.
     """
     game = db.game
     state = game.parse_position(position) if isinstance(position, str) else position
     entry = db.probe(state)
-    return position_json(game, state, entry, move_values(db, state, entry))
+    try:
+        moves: dict[int, list[MoveValue]] | None = move_values(db, state, entry)
+    except NotSolved:  # a successor is not in the file: an opening book's last layer
+        moves = None
+    return position_json(game, state, entry, moves)
 
 
 def position_json(game: Game[Any], state: Any, entry: Entry,

@@ -45,7 +45,7 @@ from typing import Any
 LAYER_SHIFT = 48
 
 #: Schema revisions (``alembic_version``) whose file format this reader knows.
-SCHEMA_REVISIONS = ("0001", "0002", "0003")
+SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004")
 
 _JUJITSU_POT_BITS = 5
 _JUJITSU_DIFF_OFFSET = 32
@@ -67,8 +67,8 @@ class Stored:
     """The canonical key (None for a finished game, which is not stored)."""
     value: float
     """Player 1's expected payoff under optimal play."""
-    gap: float
-    """Equilibrium gap of the stored solution."""
+    gap: float | None
+    """Equilibrium gap of the stored solution (None in a values-only row, schema 0004)."""
     strategies: dict[int, dict[int, float]] = field(default_factory=dict)
     """Player (1, 2) -> action -> probability (non-zero only). ``probe`` gives stored
     players and labels (ranks for Jujitsu); ``probe_jujitsu`` real players and cards."""

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamedb.games.base import TERMINAL, Expansion, Game, GameError
+from gamedb.games.indexed import IndexedFace
 from gamedb.solver.backward import ValueTable, batches, stage_matrices
 from gamedb.solver.exact import solve_exact
 from gamedb.solver.matrix_game import TOLERANCE, batch_gaps, solve_games
@@ -81,6 +82,8 @@ class VerifyReport:
     """Damage that is no single position's: layer counts, a missing start position."""
     max_exact_error: float | None = None
     """With ``exact``: largest |stored value - exact rational value|."""
+    note: str = ""
+    """What was left unchecked and why (an opening book's lowest layer)."""
 
     @property
     def failing_keys(self) -> list[int]:
@@ -140,8 +143,8 @@ def stage_games(path: str | Path, *, sample: int | None = None,
 
 
 def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None = None,
-           exact: bool = False, seed: int = 0, on_progress: Progress | None = None
-           ) -> VerifyReport:
+           exact: bool = False, seed: int = 0, on_progress: Progress | None = None,
+           from_layer: int | None = None) -> VerifyReport:
     """Re-check the stored positions of the file at ``path``.
 
     Args:
@@ -152,6 +155,10 @@ def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None
             the stored value to match the exact value of the stored stage matrix.
         seed: seed of the sample.
         on_progress: called with (positions checked, positions to check).
+        from_layer: check only the layers from this one up, each position against its
+            successors' stored values read by key. An opening book (``meta.book_from_layer``)
+            is checked from the layer above its lowest one by default: the lowest one's
+            successors are not in it (they were checked when the book was made).
 
     Raises:
         NotAGameDB, SchemaOutOfDate, SpecMismatch, DamagedFile: as ``open_db``.
@@ -161,14 +168,29 @@ def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None
         if exact and (sample or check.states) > EXACT_LIMIT:
             raise GameError(f"--exact on more than {EXACT_LIMIT:,} positions would take hours; "
                             "add --sample N")
+        book = db.meta.get("book_from_layer")
+        if from_layer is None and book is not None:
+            from_layer = int(book) + 1
         total = min(sample, check.states) if sample is not None else check.states
-        source = _sampled(db, sample, seed) if sample is not None else _every(db, check)
+        if from_layer is not None and sample is None:
+            total = sum(x.done for x in db.info().layers if x.layer >= from_layer)
+            source = _from_layer(db, from_layer)
+        else:
+            source = _sampled(db, sample, seed, from_layer) if sample is not None \
+                else _every(db, check)
         for rows, table in source:
             check.rows(rows, table)
             if on_progress is not None:
                 on_progress(check.checked, max(total, check.checked))
-        if sample is None:
+        if sample is None and from_layer is None:
             check.whole_file()
+        if book is not None:
+            verified = db.meta.get("book_source", {}).get("verified", {})
+            return replace(check.report(), note=(
+                f"an opening book: its layer {book} was verified against its successors in "
+                f"{db.meta.get('book_source', {}).get('name', 'the full file')} when the "
+                f"book was made ({verified.get('positions', '?')} positions, max gap "
+                f"{verified.get('max_gap', float('nan')):.1e}); they are not in the book"))
         return check.report()
 
 
@@ -187,17 +209,48 @@ def _every(db: GameDB, check: _Check) -> Iterator[tuple[StoredRows, ValueTable]]
         check.layer_done(layer, sum(map(len, keys)))
 
 
-def _sampled(db: GameDB, sample: int, seed: int) -> Iterator[tuple[StoredRows, ValueTable]]:
-    """``sample`` rows drawn at random, each with its successors' values read by key."""
-    counts = {layer.layer: layer.done for layer in db.info().layers}
+def _from_layer(db: GameDB, first: int) -> Iterator[tuple[StoredRows, ValueTable]]:
+    """Every stored row of the layers ``first`` and up, with its successors' values."""
+    for layer in db.stored_layers():
+        if layer >= first:
+            for rows in db.layer_rows(layer, strategies=False):
+                yield from _rows_with_successors(db, rows.keys)
+
+
+def _sampled(db: GameDB, sample: int, seed: int,
+             first: int | None = None) -> Iterator[tuple[StoredRows, ValueTable]]:
+    """``sample`` rows drawn at random (from the layers ``first`` and up), each with its
+    successors' values read by key."""
+    counts = {layer.layer: layer.done for layer in db.info().layers
+              if first is None or layer.layer >= first}
     layers = sorted(counts)
     total = sum(counts.values())
     picks = np.sort(np.random.default_rng(seed).choice(total, min(sample, total), replace=False))
     starts = np.cumsum([0] + [counts[layer] for layer in layers])
+    face = db.game.indexed_face()
     for i, layer in enumerate(layers):
         mine = picks[(picks >= starts[i]) & (picks < starts[i + 1])] - starts[i]
-        if len(mine):
-            yield from _rows_with_successors(db, _keys_at(db, layer, mine))
+        if not len(mine):
+            continue
+        if face is not None and layer in face.layers() and counts[layer] == face.size(layer):
+            keys = _keys_by_index(face, layer, mine)  # a whole layer: no pass over its keys
+        else:
+            keys = _keys_at(db, layer, mine)
+        yield from _rows_with_successors(db, keys)
+
+
+def _keys_by_index(face: IndexedFace, layer: int,
+                   offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The keys at the given sorted offsets of a whole layer, unranked by the game's
+    index (the same keys as ``_keys_at``: offsets count in key order)."""
+    blocks = np.array(face.sorted_chunks(layer, 1), np.int64)  # whole blocks, in order
+    which = np.searchsorted(blocks[:, 0], offsets, side="right") - 1
+    chosen = []
+    for block in np.unique(which).tolist():
+        start, stop = blocks[block]
+        keys = face.sorted_keys(layer, int(start), int(stop))
+        chosen.append(keys[offsets[which == block] - start])
+    return np.concatenate(chosen)
 
 
 def _keys_at(db: GameDB, layer: int, offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -262,7 +315,9 @@ class _Check:
     def _parse_values(self, rows: StoredRows) -> tuple[Floats, dict[int, str]]:
         values = rows.numbers()
         layer = int(self.game.layer_of(rows.keys[:1])[0]) if len(rows.keys) else 0
-        gaps = replace(rows, values=rows.gaps).numbers()
+        stores = self.db.stores_strategies(layer)  # else a NULL gap is how 0004 stores it
+        gaps = replace(rows, values=tuple(0.0 if g is None and not stores else g
+                                          for g in rows.gaps)).numbers()
         suspects = np.flatnonzero(np.isnan(values) | np.isnan(gaps)).tolist()
         suspects += [i for i, stored in enumerate(rows.layers) if stored != layer]
         reasons = {}

@@ -357,7 +357,9 @@ def test_values_only_build_stores_the_same_values_and_solves_strategies_on_deman
     full, lean = built("jujitsu(num_cards=7)"), tmp_path / "lean.sqlite"
     build("jujitsu(num_cards=7)", lean, values_only=True, chunk_size=100)
     states, strategies, layers = _dump(lean)
-    assert states == _dump(full)[0] and strategies == [] and layers == _dump(full)[2]
+    assert [row[:3] for row in states] == [row[:3] for row in _dump(full)[0]]
+    assert {row[3] for row in states} == {None}  # a values-only row keeps no gap (0004)
+    assert strategies == [] and layers == _dump(full)[2]  # layers.max_gap is kept
     assert lean.stat().st_size < full.stat().st_size / 2
     report = verify(lean, exact=True)
     assert report.ok and report.checked == 887 and report.max_exact_error <= 1e-9

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from gamedb.cli import cli
-from gamedb.explore import show_json, successors
+from gamedb.explore import move_values, show_json, successors
 from gamedb.games import GameError, load_game
 from gamedb.play.equilibrium import Equilibrium
 from gamedb.store import open_db
@@ -115,7 +115,7 @@ def test_tictoe_names_the_pass_in_the_legal_list() -> None:
         successors(load_game("tictoe"), "start", 1, 3)
 
 
-def test_a_missing_or_damaged_successor_is_named_not_guessed(built, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_missing_or_damaged_successor_is_named_not_guessed_and_show_leaves_moves_out(built, tmp_path) -> None:  # type: ignore[no-untyped-def]
     import shutil
     import sqlite3
 
@@ -133,5 +133,8 @@ def test_a_missing_or_damaged_successor_is_named_not_guessed(built, tmp_path) ->
         show_json(db, position)
     with sqlite3.connect(path) as conn:
         conn.execute("DELETE FROM states WHERE key = ?", (key,))
-    with open_db(path) as db, pytest.raises(NotSolved, match="position not in j4.sqlite: hand1="):
-        show_json(db, position)
+    with open_db(path) as db:
+        with pytest.raises(NotSolved, match="position not in j4.sqlite: hand1="):
+            move_values(db, game.parse_position(position), db.probe(position))
+        shown = show_json(db, position)  # the position itself is there: shown without moves
+    assert "moves" not in shown and shown["strategy"]["1"]

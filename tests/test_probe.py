@@ -19,6 +19,7 @@ from gamedb.cli import cli
 from gamedb.games import load_game
 from gamedb.probe import GameFile, NotStored, UnreadableFile, jujitsu_key
 from gamedb.store import open_db
+from gamedb.store.schema import SCHEMA_REVISION
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SHIPPED = sorted(DATA.glob("*.shipped.sqlite"))
@@ -91,7 +92,7 @@ def test_probe_decodes_every_family_like_the_game(built, spec: str, canonical: b
     with sqlite3.connect(path) as conn:
         keys = [key for (key,) in conn.execute("SELECT key FROM states")]
     with GameFile(path) as book:
-        assert book.key_layout == game.key_layout and book.revision == "0003"
+        assert book.key_layout == game.key_layout and book.revision == SCHEMA_REVISION
         for key in keys:
             state = game.decode(key)
             position = book.position(key)

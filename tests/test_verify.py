@@ -99,3 +99,23 @@ def test_sample_reads_successor_values_by_key_and_catches_a_missing_one(j7: Path
         conn.execute("DELETE FROM states WHERE layer = 1")
     report = verify(j7, sample=400, seed=1)
     assert not report.ok and any("is not stored" in f.reason for f in report.failed)
+
+
+def test_a_sample_of_an_indexed_game_unranks_the_same_keys_as_a_pass_over_the_layer(built) -> None:  # type: ignore[no-untyped-def]
+    """``verify --sample`` on a 13-card file cannot read 1.3e9 keys to pick a few: where
+    the game has a perfect index, the keys at the drawn offsets are unranked instead."""
+    import numpy as np
+
+    from gamedb.store import open_db
+    from gamedb.verify import _keys_at, _keys_by_index
+
+    path = built("goofspiel(num_cards=6,returns_type=point_difference)")
+    with open_db(path) as db:
+        face = db.game.indexed_face()
+        assert face is not None
+        for layer in face.layers():
+            size = face.size(layer)
+            offsets = np.sort(np.random.default_rng(layer).choice(size, min(40, size), replace=False))
+            assert (_keys_by_index(face, layer, offsets) == _keys_at(db, layer, offsets)).all()
+    report = verify(path, sample=300, seed=2)
+    assert report.ok and report.checked == 300

@@ -1,4 +1,4 @@
-"""Commands for the world outside gamedb: sql, key, export, ship."""
+"""Commands for the world outside gamedb: sql, key, export, ship, book."""
 
 from __future__ import annotations
 
@@ -150,3 +150,32 @@ def ship_command(db_path: Path) -> None:
     report = ship(db_path)
     click.echo(f"{report.sha256}  {Path(report.path).name}")
     click.echo(f"{report.path}: shipped, {report.size:,} bytes", err=True)
+
+
+@cli.command(name="book")
+@click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@click.argument("output", metavar="OUTPUT", type=click.Path(path_type=Path))
+@click.option("--from-layer", "from_layer", type=click.IntRange(min=0), required=True,
+              help="Keep this layer and every layer above it (Goofspiel, Jujitsu: the "
+                   "positions with at least this many cards in hand).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@user_errors
+def book_command(db_path: Path, output: Path, from_layer: int, quiet: bool) -> None:
+    """Write an opening book: the top layers of a finished database, with strategies.
+
+    The layers are verified in DB first (each position against its successors); the
+    book is a new, shipped (VACUUMed) gamedb file that every command reads. Prints its
+    checksum line in ``sha256sum`` format.
+
+    \b
+    Example:
+        gamedb book g13.sqlite g13.book.sqlite --from-layer 12
+    """
+    from gamedb.book import make_book
+
+    with progress_bar(quiet, "positions verified") as on_progress:
+        book = make_book(db_path, output, from_layer, on_progress=on_progress)
+    click.echo(f"{book.sha256}  {Path(book.path).name}")
+    click.echo(f"{book.path}: {book.positions:,} positions of layers {from_layer} and up, "
+               f"verified in {db_path.name} (max gap {book.max_gap:.1e}), {book.size:,} bytes",
+               err=True)

@@ -178,6 +178,7 @@ def _verify_json(report: VerifyReport) -> dict[str, Any]:
             "max_gap": report.max_gap, "max_exact_error": report.max_exact_error,
             "failures": report.failures, "failing_keys": report.failing_keys,
             "failed": [vars_of(f) for f in report.failed], "problems": report.problems,
+            "note": report.note,
             "layers": {str(k): vars_of(x) for k, x in sorted(report.layers.items())}}
 
 
@@ -190,6 +191,7 @@ def _verify_table(report: VerifyReport) -> str:
              f"{report.checked:,} of {report.states:,} positions checked, max gap "
              f"{report.max_gap:.1e}{exact}: {'sound' if report.ok else 'NOT sound'}"]
     lines += [f"  {problem}" for problem in report.problems]
+    lines += [f"  ({report.note})"] if report.note else []
     lines += [f"  FAIL {f.position} (key {f.key}, layer {f.layer}): {f.reason}"
               + (" [a successor fails too]" if f.after_successor else "")
               for f in report.failed]

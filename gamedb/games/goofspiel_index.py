@@ -29,6 +29,7 @@ summary of layer n is the root value.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from math import comb, factorial
 
@@ -237,12 +238,16 @@ class GoofspielIndex:
         return prize[first:last], hidden[first:last], codes
 
 
+@functools.lru_cache(maxsize=4)
 def _block_table(n: int, k: int) -> tuple[Ints, Ints]:
-    """Return the blocks (p, Q) of layer k in key order: p increasing, then Q's mask."""
+    """Return the blocks (p, Q) of layer k in key order: p increasing, then Q's mask
+    (cached and read-only: a sampled ``verify`` asks for one block at a time)."""
     pairs = [(p, q) for p in range(1, n + 1) for q in masks_of(n, k - 1).tolist()
              if not (q >> (p - 1)) & 1]
     table = np.array(pairs, np.int64).reshape(-1, 2)
-    return table[:, 0].copy(), table[:, 1].copy()
+    prize, hidden = table[:, 0].copy(), table[:, 1].copy()
+    prize.flags.writeable = hidden.flags.writeable = False
+    return prize, hidden
 
 
 @njit(cache=True)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from gamedb.games.base import Game
+from gamedb.games.base import Game, GameError
 from gamedb.play.agents import Policy, my_actions
 from gamedb.solver.matrix_game import solve_matrix_game
 from gamedb.store import GameDB, NotSolved
@@ -54,6 +54,7 @@ class Equilibrium:
                 self._values[state] = entry.value
                 self._strategies[state] = (entry.strategies[1], entry.strategies[2])
             else:
+                self._beyond_the_book(state)
                 self._solve_stage(state)
         return self._strategies[state]
 
@@ -73,6 +74,16 @@ class Equilibrium:
             result = self._solve_stage(state) if stored is None else stored
         self._values[state] = result
         return result
+
+    def _beyond_the_book(self, state: Any) -> None:
+        """Refuse a position below an opening book: solving it here could take days."""
+        if self.db is None:
+            return
+        book = self.db.meta.get("book_from_layer")
+        if book is not None and self.game.layer(state) < book:
+            raise GameError(f"{self.game.format_position(state)} is beyond the opening book "
+                            f"{self.db.path.name} (layer {book} and up); play with the full "
+                            "file of the game")
 
     def _stored_value(self, state: Any) -> float | None:
         if self.db is None:

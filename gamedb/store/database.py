@@ -51,8 +51,8 @@ class Entry:
     """Real player (1, 2) -> real action -> probability (non-zero only)."""
     key: int | None = None
     """Canonical key of the stored position (None for terminal positions)."""
-    gap: float = 0.0
-    """Equilibrium gap of the stored solution."""
+    gap: float | None = 0.0
+    """Equilibrium gap of the stored solution (None: a values-only row keeps none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +188,7 @@ class GameDB:
 
     def checked_row(self, where: str, value: Any, gap: Any, first: str | None,
                     second: str | None, *, layer: int | None = None
-                    ) -> tuple[float, float, dict[int, dict[int, float]]]:
+                    ) -> tuple[float, float | None, dict[int, dict[int, float]]]:
         """Return a stored row's value, gap and stored strategies, or raise ``DamagedFile``.
 
         Args:
@@ -197,13 +197,16 @@ class GameDB:
             layer: the row's layer (None: a layer that stores strategies, unless the
                 whole file is values-only).
         """
-        for name, number in (("value", value), ("gap", gap)):
-            self._check_number(where, name, number)
-        if (first is None or second is None) and self.stores_strategies(layer):
+        stores = self.stores_strategies(layer)
+        self._check_number(where, "value", value)
+        if gap is not None or stores:  # a values-only row keeps no gap (schema 0004)
+            self._check_number(where, "gap", gap)
+        if (first is None or second is None) and stores:
             raise DamagedFile(self.path, f"{where}: no strategy stored (NULL) in a file "
                               "built with strategies")
         try:
-            return float(value), float(gap), {1: decode(first), 2: decode(second)}
+            return (float(value), None if gap is None else float(gap),
+                    {1: decode(first), 2: decode(second)})
         except ValueError as exc:
             raise DamagedFile(self.path, f"{where}: {exc}") from None
 
@@ -244,6 +247,10 @@ class GameDB:
     def _why_missing(self, state: Any) -> str:
         """Return why a position is missing: the build is unfinished, or (when the game
         can tell) no play reaches it; '' when neither is known."""
+        book = self.meta.get("book_from_layer")
+        if book is not None and self.game.layer(state) < book:
+            return (f" (an opening book: it holds layer {book} and up; the full file or "
+                    f"gamedb solve answers this position)")
         if self.meta.get("status", "building") == "complete":
             why = self.game.unreachable(state)
             return f" ({why}: no play reaches it)" if why else ""

@@ -119,6 +119,7 @@ _META_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "params": ("an object", _is(dict)), "solver": ("an object", _is(dict)),
     "root_value": ("a number or null", lambda v: v is None or _NUMBER(v)),
     "states": ("an integer", _is(int)),
+    "book_from_layer": ("an integer", _is(int)), "book_source": ("an object", _is(dict)),
     "root_keys": ("a list of integers", lambda v: isinstance(v, list) and all(map(_is(int), v))),
     "progress": (f"null or an object of numbers {', '.join(_PROGRESS)}", lambda v: v is None or (
         isinstance(v, dict) and all(_NUMBER(v.get(k)) for k in _PROGRESS))),

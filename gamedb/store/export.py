@@ -5,7 +5,9 @@
   JSON lines;
 * ``key_info``: where a real position is stored and how its actions are labelled;
 * ``ship``: make a finished file ready to publish (``journal_mode=DELETE``, ``VACUUM``)
-  and return its SHA-256.
+  and return its SHA-256;
+* ``copy_top_layers``: a new file holding only the top layers of a finished one (an
+  opening book).
 
 >>> import tempfile, pathlib
 >>> from gamedb.build import build
@@ -94,7 +96,7 @@ class Exported:
     """``game.format_position(game.decode(key))``: the canonical representative
     (Jujitsu and Goofspiel hands in ranks, players maybe swapped)."""
     value: float
-    gap: float
+    gap: float | None
     stored: dict[int, dict[int, float]]
     """Stored player -> stored action label -> probability."""
     labels: dict[int, dict[int, int]] | None
@@ -313,6 +315,60 @@ def ship(path: str | Path) -> ShipReport:
     finally:
         conn.close()
     return ShipReport(str(path), sha256_of(path), path.stat().st_size)
+
+
+def copy_top_layers(source: str | Path, output: str | Path, from_layer: int,
+                    meta: dict[str, Any]) -> int:
+    """Write ``output``: the layers ``from_layer`` and up of the finished ``source``, with
+    their rows as stored, the same schema and views, and ``meta`` added to its meta.
+
+    Returns the number of positions copied.
+
+    Raises:
+        StoreError: ``output`` exists, or ``source`` is not a finished build.
+    """
+    source, output = Path(source), Path(output)
+    with open_db(source) as db:
+        game, status = db.game, db.meta.get("status")
+    if status != "complete":
+        raise StoreError(f"{source}: the build is not complete (status {status}); "
+                         "finish it with gamedb build first")
+    if output.exists():
+        raise StoreError(f"{output} exists; choose a new file name")
+    try:
+        return _copy_rows(source, output, game, from_layer, meta)
+    except BaseException:
+        output.unlink(missing_ok=True)  # nothing half-written is left behind
+        raise
+
+
+def _copy_rows(source: Path, output: Path, game: Any, from_layer: int,
+               meta: dict[str, Any]) -> int:
+    from sqlalchemy import create_engine
+
+    from gamedb.store.engine import write_meta
+    from gamedb.store.migrate import create_schema
+
+    from urllib.parse import quote
+
+    def connect() -> sqlite3.Connection:  # URIs on: ATTACH reads the source read-only
+        return sqlite3.connect(f"file:{quote(str(output.resolve()))}", uri=True)
+
+    engine = create_engine("sqlite://", creator=connect)
+    try:
+        with engine.begin() as conn:
+            create_schema(conn, game)
+            conn.exec_driver_sql("ATTACH DATABASE ? AS src",
+                                 (f"file:{quote(str(source.resolve()))}?mode=ro",))
+            conn.exec_driver_sql("INSERT INTO meta SELECT * FROM src.meta")
+            conn.exec_driver_sql("INSERT INTO layers SELECT * FROM src.layers WHERE layer >= ?",
+                                 (from_layer,))
+            copied = conn.exec_driver_sql("INSERT INTO states SELECT * FROM src.states "
+                                          "WHERE key >= ?", (from_layer << LAYER_SHIFT,))
+            write_meta(conn, {**meta, "states": copied.rowcount})
+        return int(copied.rowcount)
+    finally:
+        engine.dispose()
 
 
 def sha256_of(path: str | Path) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import Column, Float, Integer, MetaData, Table, Text
 
 #: Bump when the meaning of a table changes; alembic revisions carry the history.
-SCHEMA_REVISION = "0003"
+SCHEMA_REVISION = "0004"
 
 metadata = MetaData(naming_convention={
     "ix": "ix_%(column_0_label)s",
@@ -42,7 +42,8 @@ states = Table(
     Column("key", Integer, primary_key=True, autoincrement=False, comment="canonical key"),
     Column("layer", Integer, nullable=False),
     Column("value", Float, nullable=False, comment="player 1's expected payoff"),
-    Column("gap", Float, nullable=False, comment="max_i (My)_i - min_j (xM)_j"),
+    Column("gap", Float, comment="max_i (My)_i - min_j (xM)_j; NULL in a values-only row "
+                                 "(the layer's largest gap is layers.max_gap)"),
     Column("strategy1", Text, comment='player 1 (row): JSON {"label": prob}; NULL: values only'),
     Column("strategy2", Text, comment='player 2 (column): JSON {"label": prob}'),
 )

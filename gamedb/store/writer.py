@@ -175,12 +175,14 @@ class Writer:
         with _full_disk_said(self.path), _transaction(raw):
             for rows in chunks:
                 n = len(rows.keys)
-                nulls: list[str | None] = [None] * n  # values-only: no strategies
+                nulls: list[Any] = [None] * n  # values-only: no strategies, no gap (0004)
+                stored = rows.strategy1 is not None
                 raw.executemany(
                     "INSERT INTO states(key, layer, value, gap, strategy1, strategy2) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
                     zip(rows.keys.tolist(), [rows.layer] * n, rows.values.tolist(),
-                        rows.gaps.tolist(), rows.strategy1 or nulls, rows.strategy2 or nulls))
+                        rows.gaps.tolist() if stored else nulls, rows.strategy1 or nulls,
+                        rows.strategy2 or nulls))
                 max_gap = float(rows.gaps.max()) if n else 0.0
                 raw.execute("UPDATE layers SET done = done + ?, seconds = seconds + ?, "
                             "max_gap = max(max_gap, ?) WHERE layer = ?",

@@ -56,7 +56,7 @@ def test_file_with_an_older_schema_is_refused_with_the_command_to_run(tmp_path: 
 def test_migrations_are_found_inside_the_package() -> None:
     from gamedb.store.migrate import migrations_dir
     assert (migrations_dir() / "versions" / "0001_initial.py").is_file()
-    assert head_revision() == SCHEMA_REVISION == "0003"
+    assert head_revision() == SCHEMA_REVISION == "0004"
 
 
 def test_upgrading_to_0003_keeps_every_probability_exactly(tmp_path: Path) -> None:
@@ -71,9 +71,58 @@ def test_upgrading_to_0003_keeps_every_probability_exactly(tmp_path: Path) -> No
     query = "SELECT key, player, action, prob FROM strategies ORDER BY key, player, action"
     with sqlite3.connect(old) as conn:
         before = conn.execute(query).fetchall()
-    assert upgrade_file(path) == ("0001", "0003")
+    assert upgrade_file(path) == ("0001", "0004")
     with sqlite3.connect(path) as conn:
         assert conn.execute(query).fetchall() == before and len(before) > 32
         assert conn.execute("SELECT type FROM sqlite_master WHERE name = 'strategies'").fetchone() \
             == ("view",)
     assert verify(path).ok
+
+
+def test_0004_drops_only_the_not_null_of_gap_and_back(tmp_path: Path) -> None:
+    """0004 edits the table's SQL in place (no copy); a downgrade fills the NULL gaps of
+    values-only rows with their layer's largest gap, an upper bound, and restores NOT NULL."""
+    from alembic import command
+
+    from gamedb.store.migrate import alembic_config, upgrade_file
+    from gamedb.verify import verify
+
+    path = tmp_path / "lean.sqlite"
+    build("jujitsu(num_cards=5)", path, values_only=True)
+    rows = "SELECT key, layer, value, gap FROM states ORDER BY key"
+    with sqlite3.connect(path) as conn:
+        before = conn.execute(rows).fetchall()
+        max_gaps = dict(conn.execute("SELECT layer, max_gap FROM layers").fetchall())
+    assert before and {gap for *_, gap in before} == {None}
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0003")
+    engine.dispose()
+    with sqlite3.connect(path) as conn:
+        assert _not_null(conn)["gap"] == 1
+        assert conn.execute(rows).fetchall() == [(k, l, v, max_gaps[l]) for k, l, v, _ in before]
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    assert upgrade_file(path) == ("0003", "0004")
+    with sqlite3.connect(path) as conn:
+        assert _not_null(conn) == {"key": 1, "layer": 1, "value": 1, "gap": 0,
+                                   "strategy1": 0, "strategy2": 0}
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        conn.execute("UPDATE states SET gap = NULL")  # allowed now
+    assert verify(path).ok
+
+
+def _not_null(conn: sqlite3.Connection) -> dict[str, int]:
+    return {row[1]: row[3] for row in conn.execute("PRAGMA table_info(states)")}
+
+
+def test_a_null_gap_next_to_stored_strategies_is_damage(tmp_path: Path) -> None:
+    from gamedb.verify import verify
+
+    path = tmp_path / "full.sqlite"
+    build("jujitsu(num_cards=4)", path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE states SET gap = NULL WHERE layer = 2")
+        damaged = conn.execute("SELECT count(*) FROM states WHERE layer = 2").fetchone()[0]
+    report = verify(path)
+    assert not report.ok and report.failures >= damaged > 0
+    assert all("gap" in f.reason for f in report.failed if f.layer == 2)

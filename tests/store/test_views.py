@@ -15,6 +15,7 @@ from gamedb.games import load_game
 from gamedb.store import SchemaOutOfDate, StoreError, open_db
 from gamedb.store.migrate import alembic_config, upgrade_file
 from gamedb.store.views import view_ddl
+from gamedb.store.schema import SCHEMA_REVISION
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 OLD_FILE = ASSETS / "jujitsu_num_cards=4_ties=carry.schema-0001.sqlite"
@@ -61,7 +62,7 @@ def test_an_old_file_is_refused_then_upgraded_with_a_backup(tmp_path: Path) -> N
         open_db(path)
     result = CliRunner().invoke(cli, ["upgrade", str(path)])
     assert result.exit_code == 0, result.output
-    assert "schema 0001 -> 0003" in result.output and "old.sqlite.bak-0001" in result.output
+    assert "schema 0001 -> 0004" in result.output and "old.sqlite.bak-0001" in result.output
     backup = tmp_path / "old.sqlite.bak-0001"
     with sqlite3.connect(backup) as conn:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0001",)
@@ -93,8 +94,8 @@ def test_upgrade_never_overwrites_a_backup_and_leaves_the_file_alone(tmp_path: P
 def test_a_current_file_is_only_read_by_upgrade(built) -> None:
     path = built("jujitsu(num_cards=4)")
     before = path.read_bytes()
-    assert upgrade_file(path) == ("0003", "0003")
-    assert path.read_bytes() == before and not path.with_name(path.name + ".bak-0003").exists()
+    assert upgrade_file(path) == (SCHEMA_REVISION, SCHEMA_REVISION)
+    assert path.read_bytes() == before and not path.with_name(path.name + f".bak-{SCHEMA_REVISION}").exists()
 
 
 def test_a_file_from_a_newer_gamedb_asks_for_a_newer_gamedb(tmp_path: Path, built) -> None:
@@ -127,8 +128,8 @@ def _schema(path: Path) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.parametrize("revision, message", [
-    ("0099", "was written by a newer gamedb (revision 0099); this gamedb knows up to 0003"),
-    ("ab12cd", "has an unknown schema revision 'ab12cd'; this gamedb knows up to 0003"),
+    ("0099", "was written by a newer gamedb (revision 0099); this gamedb knows up to 0004"),
+    ("ab12cd", "has an unknown schema revision 'ab12cd'; this gamedb knows up to 0004"),
 ])
 def test_upgrade_of_a_newer_or_unknown_revision_is_one_line_and_leaves_no_trace(
         tmp_path: Path, built, revision: str, message: str) -> None:

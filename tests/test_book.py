@@ -1,0 +1,99 @@
+"""Opening books: the top layers of a finished file, verified first, readable by every command."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gamedb.book import make_book
+from gamedb.build import build
+from gamedb.cli import cli
+from gamedb.store import NotSolved, open_db
+from gamedb.store.errors import StoreError
+from gamedb.verify import verify
+
+SPEC = "goofspiel(num_cards=6,returns_type=point_difference)"
+
+
+def _rows(path: Path, low: int = 0) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT * FROM states WHERE key >= ? ORDER BY key",
+                            (low << 48,)).fetchall()
+
+
+def test_a_book_holds_the_top_layers_exactly_and_reads_like_the_full_file(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    full = built(SPEC)
+    book = make_book(full, tmp_path / "book.sqlite", 5)
+    rows = _rows(Path(book.path))
+    assert rows == _rows(full, 5) and len(rows) == book.positions == book.checked > 6
+    assert {r[1] for r in rows} == {5, 6} and all(r[4] is not None for r in rows)
+    assert book.sha256 == hashlib.sha256(Path(book.path).read_bytes()).hexdigest()
+    with open_db(book.path) as small, open_db(full) as big:
+        assert small.info().status == "complete" and small.info().states == len(rows)
+        for position in ("start", "hand1=1,2,3,4,5,6 hand2=1,2,3,4,5,6 prizes=1,2,3,5,6 prize=4"):
+            assert small.probe(position) == big.probe(position)
+        with pytest.raises(NotSolved, match="an opening book: it holds layer 5 and up"):
+            small.probe("hand1=1,2,3,4 hand2=1,2,3,4 prizes=1,2,3 prize=4")
+    with sqlite3.connect(book.path) as conn:  # the readable views come along
+        assert conn.execute("SELECT count(*) FROM positions").fetchone()[0] == len(rows)
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    report = verify(book.path)  # layer 6 from layer 5; layer 5 was checked in the full file
+    assert report.ok and report.checked == 6 and "its layer 5 was verified" in report.note
+
+
+def test_a_book_is_refused_where_the_full_file_fails_and_nothing_is_left(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    damaged = tmp_path / "damaged.sqlite"
+    shutil.copy(built(SPEC), damaged)
+    with sqlite3.connect(damaged) as conn:
+        conn.execute("UPDATE states SET value = value + 0.5 WHERE key = "
+                     "(SELECT min(key) FROM states WHERE layer = 4)")  # a successor of layer 5
+    with pytest.raises(StoreError, match="fail to verify; no book written"):
+        make_book(damaged, tmp_path / "book.sqlite", 5)
+    assert not (tmp_path / "book.sqlite").exists()
+
+
+def test_a_book_needs_stored_strategies_a_finished_file_and_a_new_name(tmp_path: Path) -> None:
+    split = tmp_path / "split.sqlite"
+    build(SPEC, split, strategies_from=6)
+    with pytest.raises(StoreError, match="stores no strategies in layer 5"):
+        make_book(split, tmp_path / "b.sqlite", 5)
+    with pytest.raises(StoreError, match="has no layer 9 or above"):
+        make_book(split, tmp_path / "b.sqlite", 9)
+    taken = tmp_path / "taken.sqlite"
+    taken.write_bytes(b"mine")
+    with pytest.raises(StoreError, match="exists; choose a new file name"):
+        make_book(split, taken, 6)
+    assert taken.read_bytes() == b"mine"
+
+
+def test_book_command_prints_the_checksum_line_and_errors_in_one_line(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "b.sqlite"
+    result = CliRunner().invoke(cli, ["book", str(built(SPEC)), str(out), "--from-layer", "6",
+                                      "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"{hashlib.sha256(out.read_bytes()).hexdigest()}  b.sqlite\n"
+    again = CliRunner().invoke(cli, ["book", str(built(SPEC)), str(out), "--from-layer", "6"])
+    assert again.exit_code == 1 and again.stderr.strip().splitlines() == [
+        f"Error: {out} exists; choose a new file name"]
+    missing = CliRunner().invoke(cli, ["book", str(built(SPEC)), str(tmp_path / "c.sqlite")])
+    assert missing.exit_code == 2 and "--from-layer" in missing.stderr
+
+
+def test_the_equilibrium_plays_the_book_and_stops_in_one_line_beyond_it(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from gamedb.play.equilibrium import Equilibrium
+
+    full = built(SPEC)
+    book = make_book(full, tmp_path / "book.sqlite", 5)
+    with open_db(book.path) as small, open_db(full) as big:
+        start = small.game.parse_position("hand1=1,2,3,4,5,6 hand2=1,2,3,4,5,6 prizes=1,2,4,5,6 "
+                                          "prize=3")
+        assert Equilibrium(small.game, small).strategies(start) == \
+            Equilibrium(big.game, big).strategies(start)
+    code = CliRunner().invoke(cli, ["match", book.path, "equilibrium", "random", "--games", "3"])
+    assert code.exit_code == 1 and len(code.stderr.strip().splitlines()) == 1
+    assert "is beyond the opening book book.sqlite (layer 5 and up)" in code.stderr
