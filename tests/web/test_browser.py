@@ -167,6 +167,9 @@ def test_a_game_against_the_equilibrium_is_played_to_the_end(
     assert status.startswith("Game over: ") and ("you win" in status or "you lose" in status
                                                  or "a draw" in status)
     assert "you played" in page.text("log-lines") and page.text("error") == ""
+    if name == J8:  # every trick is in the log, the last one forced for both
+        last = page.text("log-lines").splitlines()[-2]  # the tester kept card 1, as it plays high
+        assert last.startswith("1 v ") and last.endswith(" (nothing to choose)"), last
     page.driver.save_screenshot(str(shots / f"serve-play-{name.split('_')[0].split('.')[0]}.png"))
 
 

@@ -272,7 +272,7 @@ function logMove(shown, a1, a2) {
   const said = [];
   if (shown.actions[String(seat)].length > 1) said.push(`you played ${shown.names[String(seat)][actions[seat]]}`);
   if (shown.actions[String(other)].length > 1) said.push(`the equilibrium played ${shown.names[String(other)][actions[other]]}`);
-  if (said.length) log(said.join(", "));
+  log(said.length ? said.join(", ") : `${playedLabel(shown, a1, a2)} (nothing to choose)`);
 }
 
 function renderChanceAfterMove(outcomes, played) {
