@@ -82,7 +82,7 @@ def test_show_lists_every_legal_card_even_at_probability_zero(built) -> None:  #
     shown = json.loads(out)
     assert code == 0 and shown["actions"] == {"1": [1, 2, 3, 4, 5, 6], "2": [1, 2, 3, 4, 5, 6]}
     assert "6" not in shown["strategy"]["1"] and "6" not in shown["strategy"]["2"]
-    assert set(shown) == {"spec", "position", "value", "strategy", "actions"}
+    assert {"spec", "position", "value", "strategy", "actions"} < set(shown)  # + the explorer's (test_explore)
 
 
 def test_show_marks_cards_a_player_does_not_hold(built) -> None:  # type: ignore[no-untyped-def]

@@ -17,7 +17,8 @@ from click.testing import CliRunner
 from gamedb.cli import cli
 
 #: Libraries that cost hundreds of milliseconds to import.
-HEAVY = ("numba", "numpy", "scipy", "sqlalchemy", "alembic", "tqdm", "matplotlib")
+HEAVY = ("numba", "numpy", "scipy", "sqlalchemy", "alembic", "tqdm", "matplotlib",
+         "starlette", "uvicorn")  # the last two: the optional web extra (gamedb serve)
 
 _PROBE = """
 import json, sys

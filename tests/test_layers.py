@@ -145,3 +145,32 @@ def test_the_family_check_sees_code_and_skips_prose(tmp_path: Path) -> None:
     path.write_text(ast.unparse(tree))
     family = _family_pattern()
     assert sorted(w for _, w in _code_words(path) if family.search(w)) == ["is_jujitsu", "tic-toe"]
+
+
+# -- gamedb serve (issue 13): an optional extra that the core never imports -------------
+
+WEB_DIR = PACKAGE / "web"
+#: The one place outside gamedb/web/ that may import it, inside its command (lazily).
+WEB_ENTRY = PACKAGE / "cli" / "serve.py"
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=str)
+def test_only_gamedb_web_imports_the_web_extra_and_only_serve_imports_gamedb_web(path: Path) -> None:
+    names = _imports(path)
+    if WEB_DIR not in path.parents:
+        assert not {n.split(".")[0] for n in names} & {"starlette", "uvicorn", "anyio"}, path
+        if path != WEB_ENTRY:
+            assert not any(n == "gamedb.web" or n.startswith("gamedb.web.") for n in names), path
+
+
+def test_serve_imports_gamedb_web_only_inside_the_command() -> None:
+    tree = ast.parse(WEB_ENTRY.read_text())
+    top = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    assert not any((node.module or "").startswith("gamedb.web") for node in top
+                   if isinstance(node, ast.ImportFrom))
+
+
+@pytest.mark.parametrize("path", sorted((WEB_DIR / "static").iterdir()), ids=str)
+def test_the_explorer_page_names_no_family(path: Path) -> None:
+    found = _family_pattern().findall(path.read_text())
+    assert not found, f"{path.name} names a game family (read the API's names and noun): {found}"

@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gamedb.cli._common import cli, signed, table, user_errors, vars_of
+from gamedb.cli._common import cli, signed, table, user_errors
 
 if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
     from gamedb.games.base import Game
-    from gamedb.store import Entry
-    from gamedb.store.database import DBInfo
+    from gamedb.store import DBInfo, Entry
 
 
 @cli.command()
@@ -27,18 +26,12 @@ def info(db_path: Path, as_json: bool) -> None:
     Example:
         gamedb info jujitsu_num_cards=8_ties=carry.sqlite --json
     """
+    from gamedb.explore import info_json
     from gamedb.store import open_db
 
     with open_db(db_path) as db:
         summary = db.info()
-    click.echo(json.dumps(_info_json(summary), indent=2) if as_json else _info_table(summary))
-
-
-def _info_json(info: DBInfo) -> dict[str, Any]:
-    return {"spec": info.spec, "status": info.status, "states": info.states,
-            "done": info.done, "root_value": info.root_value, "path": info.path,
-            "layers": [vars_of(layer) for layer in info.layers],
-            "meta": info.meta}
+    click.echo(json.dumps(info_json(summary), indent=2) if as_json else _info_table(summary))
 
 
 def _info_table(info: DBInfo) -> str:
@@ -76,12 +69,17 @@ def show(db_path: Path, position: str, as_json: bool) -> None:
     """
     from gamedb.store import NotSolved, open_db
 
+    from gamedb.explore import show_json
+
     with open_db(db_path) as db:
         try:
+            if as_json:
+                click.echo(json.dumps(show_json(db, position)))
+                return
             entry = db.probe(position)
         except NotSolved as exc:  # e.g. a position no play reaches: solve it on its own
             raise click.ClickException(f"{exc}; {_solve_hint(db.game, position)}") from None
-        click.echo(_entry_text(db.game, entry, position, as_json))
+        click.echo(_entry_text(db.game, entry, position, as_json=False))
 
 
 #: ``gamedb.subgame.MAX_POSITIONS``, written out so that ``solve --help`` need not import
@@ -124,20 +122,14 @@ def _solve_hint(game: Game[Any], position: str) -> str:
 
 
 def _entry_text(game: Game[Any], entry: Entry, position: str, as_json: bool) -> str:
-    """What ``show`` and ``solve`` print: JSON, or a table of both players' moves."""
+    """What ``solve`` prints (``show`` without its file): JSON, or a table of moves."""
+    from gamedb.explore import position_json
     from gamedb.games.base import named_actions
 
-    actions = named_actions(game, game.parse_position(position))
-    return (json.dumps(_entry_json(game.spec, entry, actions)) if as_json
-            else _entry_table(game.spec, entry, game.action_noun, actions))
-
-
-def _entry_json(spec: str, entry: Entry, actions: dict[int, dict[int, str]]) -> dict[str, Any]:
-    strategy = {str(p): {str(a): prob for a, prob in sorted(s.items())}
-                for p, s in entry.strategies.items()}
-    grundy = {} if entry.grundy is None else {"grundy": entry.grundy}
-    return {"spec": spec, "position": entry.position, "value": entry.value, **grundy,
-            "strategy": strategy, "actions": {str(p): sorted(actions[p]) for p in (1, 2)}}
+    state = game.parse_position(position)
+    if as_json:
+        return json.dumps(position_json(game, state, entry))
+    return _entry_table(game.spec, entry, game.action_noun, named_actions(game, state))
 
 
 def _entry_table(spec: str, entry: Entry, noun: str, actions: dict[int, dict[int, str]]) -> str:

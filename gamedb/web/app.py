@@ -1,0 +1,220 @@
+"""The routes of ``gamedb serve``: the JSON API (``docs/api.md``) and the explorer page.
+
+Safety rules, each with a test in ``tests/web/test_api.py``:
+
+* only the files given on the command line are read: a request names one by its served
+  name (the file name), looked up in a dict; no text of a request reaches the file system;
+* every file is opened read-only (``open_db``), for one request at a time;
+* every parameter is capped (``MAX_PARAMETER`` characters) and every answer is bounded:
+  a probe reads one position and its successors, a solve is capped at
+  ``SOLVE_LIMIT`` positions and runs one at a time (a second gets 429);
+* every error is JSON ``{"error": "..."}`` with a 4xx status (5xx only for a damaged file
+  or a bug, which the server logs in one line and survives).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from gamedb.explore import info_json, position_json, show_json, successors
+from gamedb.games import GameError, load_game
+from gamedb.store import GameDB, NotSolved, StoreError, open_db
+from gamedb.store.errors import DATABASE_ERRORS, describe_database_error
+from gamedb.store.migrate import SchemaOutOfDate
+
+#: Longest parameter accepted, in characters (a 13-card position is ~100).
+MAX_PARAMETER = 1000
+#: Most positions ``/api/solve`` may solve (``gamedb.subgame.solve_position``'s cap).
+SOLVE_LIMIT = 200_000
+#: The page's files: name -> content type.
+STATIC = {"index.html": "text/html; charset=utf-8", "explorer.js": "text/javascript",
+          "explorer.css": "text/css"}
+#: No script, style or image from anywhere but this server (no CDN), no framing.
+HEADERS = {"Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
+           "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
+
+
+class ApiError(Exception):
+    """An answer with a 4xx (or 5xx) status and a one-line message."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class ServedFiles:
+    """The files given on the command line, by served name, opened read-only.
+
+    Each request opens its file anew (about 10-25 ms) in the worker thread that answers
+    it and closes it there: an SQLite connection must not cross threads, and a cached
+    one would be closed by another thread at shutdown.
+    """
+
+    def __init__(self, paths: Sequence[Path]):
+        self.paths = {path.name: path for path in paths}
+        for path in paths:  # refuse an unreadable file at start, not at the first request
+            with open_db(path):
+                pass
+
+    @contextmanager
+    def open(self, name: str) -> Iterator[GameDB]:
+        """Open the served file ``name`` for one request."""
+        if name not in self.paths:
+            raise ApiError(404, f"no served file is named {name[:80]!r}; GET /api/dbs lists them")
+        with open_db(self.paths[name]) as db:
+            yield db
+
+
+def create_app(paths: Sequence[Path]) -> Starlette:
+    """Return the ASGI application serving ``paths`` (each must be a gamedb file).
+
+    Raises:
+        NotAGameDB, SchemaOutOfDate, SpecMismatch: a file cannot be served.
+    """
+    files = ServedFiles(paths)
+    solving = threading.Lock()
+    pages = {name: resources.files("gamedb.web").joinpath("static").joinpath(name).read_bytes()
+             for name in STATIC}
+    routes = [
+        Route("/", _page(pages, "index.html")),
+        Route("/favicon.ico", _no_icon),
+        *(Route(f"/static/{name}", _page(pages, name)) for name in STATIC),
+        Route("/api/dbs", _api(lambda q: _dbs(files))),
+        Route("/api/show", _api(lambda q: _show(files, q))),
+        Route("/api/next", _api(lambda q: _next(files, q))),
+        Route("/api/solve", _api(lambda q: _solve(solving, q))),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
+
+
+def _page(pages: dict[str, bytes], name: str) -> Callable[[Request], Any]:
+    async def page(request: Request) -> Response:
+        return Response(pages[name], media_type=STATIC[name], headers=HEADERS)
+    return page
+
+
+async def _no_icon(request: Request) -> Response:
+    return Response(status_code=204, headers=HEADERS)  # browsers ask; a 404 would be logged
+
+
+Query = dict[str, str]
+
+
+def _api(answer: Callable[[Query], Any]) -> Callable[[Request], Any]:
+    """Wrap an answer: parameters in, JSON out, every error as JSON with its status.
+
+    The answer runs in a worker thread (SQLite and the solver block), so a slow request
+    never stalls the others.
+    """
+    def respond(request: Request) -> Response:
+        try:
+            return JSONResponse(answer(_query(request)), headers=HEADERS)
+        except Exception as exc:  # noqa: BLE001  (every error becomes JSON)
+            status, message = _error(exc, request)
+            return JSONResponse({"error": message}, status_code=status, headers=HEADERS)
+    return respond
+
+
+def _query(request: Request) -> Query:
+    query = dict(request.query_params)
+    for name, value in query.items():
+        if len(value) > MAX_PARAMETER:
+            raise ApiError(400, f"parameter {name[:40]!r} is too long: {len(value):,} "
+                           f"characters (at most {MAX_PARAMETER:,})")
+    return query
+
+
+def _error(exc: Exception, request: Request) -> tuple[int, str]:
+    """Return the status and one-line message of an error (5xx ones are logged)."""
+    if isinstance(exc, ApiError):
+        return exc.status, str(exc)
+    if isinstance(exc, GameError):
+        return 400, str(exc)
+    if isinstance(exc, NotSolved):
+        return 404, str(exc)
+    if isinstance(exc, (StoreError, SchemaOutOfDate)):
+        status, message = 500, str(exc)
+    elif isinstance(exc, DATABASE_ERRORS):
+        status, message = 500, f"{describe_database_error(exc)} (a damaged file?)"
+    else:
+        status, message = 500, "internal error (logged by the server)"
+    print(f"gamedb serve: {request.url.path}: {type(exc).__name__}: {exc}"[:500],
+          file=sys.stderr, flush=True)
+    return status, message
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Unknown paths (404) and methods other than GET (405), as JSON."""
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    return JSONResponse({"error": f"{request.method} {request.url.path[:80]}: "
+                                  f"{getattr(exc, 'detail', 'error')}"},
+                        status_code=status, headers=HEADERS)
+
+
+def _required(query: Query, name: str) -> str:
+    if not query.get(name, "").strip():
+        raise ApiError(400, f"missing parameter {name!r}")
+    return query[name]
+
+
+def _dbs(files: ServedFiles) -> dict[str, Any]:
+    listed = []
+    for name in files.paths:
+        with files.open(name) as db:
+            info = info_json(db.info())
+        listed.append({"name": name, "info": info | {"path": name}})  # never a directory
+    return {"dbs": listed}
+
+
+def _show(files: ServedFiles, query: Query) -> dict[str, Any]:
+    with files.open(_required(query, "db")) as db:
+        return show_json(db, _required(query, "position"))
+
+
+def _next(files: ServedFiles, query: Query) -> dict[str, Any]:
+    if query.get("spec"):
+        game = load_game(query["spec"])
+    else:
+        with files.open(_required(query, "db")) as db:
+            game = db.game
+    outcomes = successors(game, _required(query, "position"), _required(query, "a1"),
+                          _required(query, "a2"))
+    return {"spec": game.spec, "outcomes": [
+        {"prob": o.prob, "position": o.position, "label": o.label} for o in outcomes]}
+
+
+def _solve(solving: threading.Lock, query: Query) -> dict[str, Any]:
+    spec, position = _required(query, "spec"), _required(query, "position")
+    solve_position = _solver()
+    if not solving.acquire(blocking=False):
+        raise ApiError(429, "another solve is running; try again in a moment")
+    try:
+        game, entry = solve_position(spec, position, max_positions=SOLVE_LIMIT)
+    finally:
+        solving.release()
+    return position_json(game, game.parse_position(position), entry)
+
+
+@functools.cache
+def _solver() -> Any:
+    """Return ``gamedb.subgame.solve_position`` (imported on first use), or raise 501."""
+    try:
+        return importlib.import_module("gamedb.subgame").solve_position
+    except ModuleNotFoundError as exc:
+        if exc.name != "gamedb.subgame":
+            raise
+        raise ApiError(501, "this gamedb has no subgame solver (gamedb.subgame)") from None

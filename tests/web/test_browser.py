@@ -1,0 +1,178 @@
+"""The explorer page in a real browser: headless Chromium from Debian's packages, driven
+by selenium (no browser is downloaded at run time; ``.ci/run`` installs ``chromium`` and
+``chromium-driver`` with apt).
+
+Screenshots go to ``$GAMEDB_SCREENSHOTS`` (default: the test's temporary folder).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import G7, J8, OZ, WEB_EXTRA, Server
+
+pytest.importorskip("starlette", reason=WEB_EXTRA)
+pytest.importorskip("uvicorn", reason=WEB_EXTRA)
+
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed: "
+                                'pip install -e ".[web,test]"')
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM and DRIVER), reason="Chromium is not installed: apt-get install chromium "
+    "chromium-driver (Debian's packages; .ci/run installs them)")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    options.binary_location = str(CHROMIUM)
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1280,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(str(DRIVER)))
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("GAMEDB_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+class Page:
+    """The explorer as a person uses it: pick a file, click actions and draws."""
+
+    def __init__(self, driver: Any, server: Server):
+        self.driver, self.server = driver, server
+
+    def open(self, name: str, position: str = "start") -> None:
+        self.driver.get("about:blank")  # a new hash alone would not reload the page
+        self.driver.get(f"{self.server.url}#db={name}&position={position}")
+        self.wait(lambda: self.loads() >= 1)
+        assert self.text("error") == ""
+
+    def loads(self) -> int:
+        body = self.driver.find_element("tag name", "body")
+        return int(body.get_attribute("data-loads") or 0) if body.get_attribute(
+            "data-busy") == "0" else -1
+
+    def wait(self, done: Any, timeout: float = 20) -> None:
+        from selenium.webdriver.support.ui import WebDriverWait
+        WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(lambda _: done())
+
+    def text(self, element_id: str) -> str:
+        return str(self.driver.find_element("id", element_id).text)
+
+    def rows(self, player: int) -> list[Any]:
+        return list(self.driver.find_elements(
+            "css selector", f'tr.action[data-player="{player}"]'))
+
+    def click_row(self, player: int, action: int) -> None:
+        self.driver.find_element(
+            "css selector", f'tr.action[data-player="{player}"][data-action="{action}"]').click()
+
+    def move(self, a1: int, a2: int, draw: int | None = None) -> None:
+        """Click player 1's and player 2's action (and a draw) and wait for the position."""
+        before = self.loads()
+        self.click_row(1, a1)
+        self.click_row(2, a2)
+        if draw is not None:
+            self.wait(lambda: self.driver.find_elements("css selector", "#chance:not([hidden]) button.outcome"))
+            self.driver.find_elements("css selector", "button.outcome")[draw].click()
+        self.wait(lambda: self.loads() > before)
+        assert self.text("error") == ""
+
+    def crumbs(self) -> list[str]:
+        return [c.text for c in self.driver.find_elements("css selector", "#crumbs > *")]
+
+
+@pytest.fixture
+def page(browser: Any, server: Server) -> Page:
+    return Page(browser, server)
+
+
+def _played(server: Server, name: str, position: str, player: int) -> int:
+    """An action the equilibrium plays at a position (read through the API)."""
+    shown = server.get("api/show", db=name, position=position).body
+    return int(max(shown["strategy"][str(player)].items(), key=lambda kv: kv[1])[0])
+
+
+@pytest.mark.parametrize("name", [J8, OZ])
+def test_three_clicked_moves_follow_the_rules_and_the_breadcrumb_goes_back(
+        page: Page, server: Server, shots: Path, name: str) -> None:
+    page.open(name)
+    start = page.text("where-text")
+    assert len(page.rows(1)) > 1 and page.text("value").startswith(("+", "-"))
+    position = start
+    for step in range(3):
+        a1, a2 = _played(server, name, position, 1), _played(server, name, position, 2)
+        want = server.get("api/next", db=name, position=position, a1=str(a1), a2=str(a2))
+        page.move(a1, a2)
+        position = page.text("where-text")
+        assert position == want.body["outcomes"][0]["position"]
+        assert page.text("value") == _signed(server.get("api/show", db=name, position=position).body["value"])
+    assert len(page.crumbs()) == 4
+    page.driver.save_screenshot(str(shots / f"serve-{name.split('_')[0]}-three-moves.png"))
+    before = page.loads()
+    page.driver.find_elements("css selector", "#crumbs a")[0].click()  # back to the start
+    page.wait(lambda: page.loads() > before)
+    assert page.text("where-text") == start and len(page.crumbs()) == 1
+
+
+def test_a_chance_draw_is_clicked_like_a_move(page: Page, server: Server, shots: Path) -> None:
+    page.open(G7)
+    assert "chance draw" in page.text("status")
+    page.driver.save_screenshot(str(shots / "serve-goofspiel-chance.png"))
+    before = page.loads()
+    page.driver.find_elements("css selector", "button.outcome")[6].click()  # prize=7
+    page.wait(lambda: page.loads() > before)
+    assert "prize=7" in page.text("where-text")
+    page.move(7, 1, draw=0)  # the lowest prize left is drawn next
+    assert page.text("where-text") == ("hand1=1,2,3,4,5,6 hand2=2,3,4,5,6,7 prizes=2,3,4,5,6 "
+                                       "prize=1 diff=7")
+    assert page.crumbs()[1:] == ["prize=7", "7 v 1, prize=1"]
+
+
+@pytest.mark.parametrize("name, seat", [(J8, 1), ("nim.sqlite", 2), (G7, 2)])
+def test_a_game_against_the_equilibrium_is_played_to_the_end(
+        page: Page, shots: Path, name: str, seat: int) -> None:
+    page.open(name)
+    page.driver.find_element("css selector", f'#seat option[value="{seat}"]').click()
+    before = page.loads()
+    page.driver.find_element("id", "play").click()
+    page.wait(lambda: page.loads() > before)
+    for _ in range(30):
+        page.wait(lambda: page.loads() >= 0)
+        if page.text("status").startswith("Game over"):
+            break
+        mine = [r for r in page.rows(seat)]
+        assert mine and all("locked" in r.get_attribute("class") for r in page.rows(3 - seat))
+        before = page.loads()
+        mine[-1].click()  # the highest card, bid or move code: a weak but legal player
+        page.wait(lambda: page.loads() > before)
+    status = page.text("status")
+    assert status.startswith("Game over: ") and ("you win" in status or "you lose" in status
+                                                 or "a draw" in status)
+    assert "you played" in page.text("log-lines") and page.text("error") == ""
+    if name == J8:  # every trick is in the log, the last one forced for both
+        last = page.text("log-lines").splitlines()[-2]  # the tester kept card 1, as it plays high
+        assert last.startswith("1 v ") and last.endswith(" (nothing to choose)"), last
+    page.driver.save_screenshot(str(shots / f"serve-play-{name.split('_')[0].split('.')[0]}.png"))
+
+
+def _signed(value: float) -> str:
+    rounded = round(value, 4) + 0.0
+    return f"{rounded:+.4f}"
