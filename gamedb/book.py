@@ -13,7 +13,7 @@ below the book is answered "not in this book" with the way to get it.
 >>> _ = build("jujitsu(num_cards=5)", where / "j5.sqlite")
 >>> book = make_book(where / "j5.sqlite", where / "j5.book.sqlite", 4)
 >>> book.positions, book.checked == book.positions
-(31, True)
+(12, True)
 """
 
 from __future__ import annotations
