@@ -27,6 +27,8 @@ _TABLES = {
               "demand). The views below read it for people.",
     "strategies": "The strategies of states unpacked: one row per key, player, stored action "
                   "label and probability (zero probabilities left out).",
+    "grundy": "Sprague-Grundy value of each stored position of an impartial family (Nim, "
+              "Hackenbush); empty in other families.",
     "positions": "Every stored position, decoded from its key into readable columns, with "
                  "player 1's value. position can be pasted into gamedb show.",
     "position_strategies": "positions joined with strategies: per position, player and "
@@ -40,7 +42,8 @@ _COLUMNS = {
              "the cards left in a hand).",
     "position": "The stored position as gamedb show reads it (the representative of its class).",
     "value": "Player 1's expected payoff under optimal play (+1 win, -1 loss in win/loss games).",
-    "gap": "Equilibrium gap of the stored solution (<= 1e-9 when checked).",
+    "gap": "Equilibrium gap of the stored solution (<= 1e-9 when checked); NULL where "
+           "only the value is stored.",
     "strategy1": "Player 1's strategy: JSON object of stored action label -> probability.",
     "strategy2": "Player 2's strategy: JSON object of stored action label -> probability.",
     "player": "1 or 2.",
@@ -50,6 +53,7 @@ _COLUMNS = {
     "done": "Positions solved and stored.",
     "seconds": "Seconds spent solving the layer.",
     "max_gap": "Largest equilibrium gap of the layer.",
+    "grundy": "Sprague-Grundy value: the mover wins exactly when it is not 0.",
 }
 #: The meta table's columns mean something else.
 _META_COLUMNS = {"name": "Entry name (spec, family, params, status, root_keys, ...).",
