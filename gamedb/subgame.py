@@ -25,16 +25,18 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from gamedb.build import build
 from gamedb.games import GameError, load_game
 from gamedb.games.base import Game, Keys
 from gamedb.solver.backward import distinct_successors, enumerate_layers
-from gamedb.store import Entry, open_db
+from gamedb.store import Entry, GameDB, open_db
+
+T = TypeVar("T")
 
 #: Positions below a position that ``solve_position`` solves without being asked: a
 #: second or two of CPU on this machine (13-card Goofspiel, 7 cards left: 120,927
@@ -90,6 +92,22 @@ def solve_position(spec: str, position: str, *,
         SubgameTooBig: more than ``max_positions`` positions lie below the position.
     """
     game = load_game(spec)
+    return game, _answered(game, position, max_positions, lambda db, state: db.probe(state))
+
+
+def solve_json(spec: str, position: str, *,
+               max_positions: int = MAX_POSITIONS) -> dict[str, Any]:
+    """Return what ``gamedb show --json`` prints for ``position`` in a file of the whole
+    game (``gamedb.explore.show_json``: moves' values included), solved as
+    ``solve_position`` solves it. Raises as ``solve_position``."""
+    from gamedb.explore import show_json
+
+    return _answered(load_game(spec), position, max_positions, show_json)
+
+
+def _answered(game: Game[Any], position: str, max_positions: int,
+              answer: Callable[[GameDB, Any], T]) -> T:
+    """Solve the subgame below ``position`` into a temporary file; ``answer`` reads it."""
     state = game.parse_position(position)
     subgame = game.subgame(state)
     count = count_subgame(subgame, max_positions)
@@ -99,7 +117,7 @@ def solve_position(spec: str, position: str, *,
         path = Path(folder) / "subgame.sqlite"
         build(subgame, path, workers=1)
         with open_db(path) as db:
-            return game, db.probe(state)
+            return answer(db, state)
 
 
 def count_subgame(subgame: Game[Any], limit: int) -> SubgameCount:

@@ -109,10 +109,13 @@ def solve_command(spec: str, position: str, max_positions: int, as_json: bool) -
         gamedb solve "goofspiel(num_cards=13)" "hand1=5,7,10 hand2=6,7,8 prizes=4,6 prize=11 diff=-7"
         gamedb solve "jujitsu(num_cards=8)" "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0" --json
     """
-    from gamedb.subgame import solve_position
+    from gamedb.subgame import solve_json, solve_position
 
+    if as_json:  # exactly what show --json prints, moves' values included
+        click.echo(json.dumps(solve_json(spec, position, max_positions=max_positions)))
+        return
     game, entry = solve_position(spec, position, max_positions=max_positions)
-    click.echo(_entry_text(game, entry, position, as_json))
+    click.echo(_entry_text(game, entry, position, as_json=False))
 
 
 def _solve_hint(game: Game[Any], position: str) -> str:
@@ -121,15 +124,13 @@ def _solve_hint(game: Game[Any], position: str) -> str:
     return f'try: gamedb solve "{game.spec}" "{text}"'
 
 
-def _entry_text(game: Game[Any], entry: Entry, position: str, as_json: bool) -> str:
-    """What ``solve`` prints (``show`` without its file): JSON, or a table of moves."""
-    from gamedb.explore import position_json
+def _entry_text(game: Game[Any], entry: Entry, position: str, as_json: bool = False) -> str:
+    """The table of both players' moves that ``show`` and ``solve`` print."""
     from gamedb.games.base import named_actions
 
-    state = game.parse_position(position)
-    if as_json:
-        return json.dumps(position_json(game, state, entry))
-    return _entry_table(game.spec, entry, game.action_noun, named_actions(game, state))
+    del as_json  # JSON is gamedb.explore's (show_json, solve_json)
+    return _entry_table(game.spec, entry, game.action_noun,
+                        named_actions(game, game.parse_position(position)))
 
 
 def _entry_table(spec: str, entry: Entry, noun: str, actions: dict[int, dict[int, str]]) -> str:

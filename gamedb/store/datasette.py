@@ -27,8 +27,8 @@ _TABLES = {
               "demand). The views below read it for people.",
     "strategies": "The strategies of states unpacked: one row per key, player, stored action "
                   "label and probability (zero probabilities left out).",
-    "grundy": "Sprague-Grundy value of each stored position of an impartial family (Nim, "
-              "Hackenbush); empty in other families.",
+    "grundy": "Sprague-Grundy value of each stored position of an impartial game (no one "
+              "owns a move); empty in other games.",
     "positions": "Every stored position, decoded from its key into readable columns, with "
                  "player 1's value. position can be pasted into gamedb show.",
     "position_strategies": "positions joined with strategies: per position, player and "

@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from gamedb.explore import info_json, position_json, show_json, successors
+from gamedb.explore import info_json, show_json, successors
 from gamedb.games import GameError, load_game
 from gamedb.store import GameDB, NotSolved, StoreError, open_db
 from gamedb.store.errors import DATABASE_ERRORS, describe_database_error
@@ -203,17 +203,17 @@ def _solve(solving: threading.Lock, query: Query) -> dict[str, Any]:
     if not solving.acquire(blocking=False):
         raise ApiError(429, "another solve is running; try again in a moment")
     try:
-        game, entry = solve_position(spec, position, max_positions=SOLVE_LIMIT)
+        shown: dict[str, Any] = solve_position(spec, position, max_positions=SOLVE_LIMIT)
     finally:
         solving.release()
-    return position_json(game, game.parse_position(position), entry)
+    return shown
 
 
 @functools.cache
 def _solver() -> Any:
-    """Return ``gamedb.subgame.solve_position`` (imported on first use), or raise 501."""
+    """Return ``gamedb.subgame.solve_json`` (imported on first use), or raise 501."""
     try:
-        return importlib.import_module("gamedb.subgame").solve_position
+        return importlib.import_module("gamedb.subgame").solve_json
     except ModuleNotFoundError as exc:
         if exc.name != "gamedb.subgame":
             raise

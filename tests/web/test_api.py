@@ -166,7 +166,7 @@ def test_solve_without_the_subgame_solver_answers_501(server: Server) -> None:
 
 @pytest.mark.skipif(not HAS_SUBGAME, reason="gamedb.subgame is absent (another branch adds it)")
 def test_solve_agrees_with_show_on_a_served_file(server: Server) -> None:
-    position = "hand1=2,5,7 hand2=1,4,8 pot=1 diff=-1"
+    position = "hand1=2,5,7 hand2=1,4,8 pot=0 diff=1"  # reachable: show answers it too
     solved = server.get("api/solve", spec="jujitsu(num_cards=8,ties=carry)", position=position)
     shown = server.get("api/show", db=J8, position=position)
     assert solved.status == 200 and solved.body["value"] == pytest.approx(shown.body["value"])
