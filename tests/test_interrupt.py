@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-SPEC = "goofspiel(num_cards=7)"
+SPEC = "goofspiel(num_cards=7,ties=carry)"  # the generic builder: it enumerates first
 ARGS = ["--workers", "2", "--chunk-size", "2000"]
 INTERRUPTED = re.compile(r"^interrupted: every finished chunk is saved in .*; "
                          r"run the same command to resume$")
