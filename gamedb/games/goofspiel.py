@@ -390,6 +390,12 @@ def _declare(n: int, carry: bool, win_loss: bool, hands: tuple[Field | Ternary, 
 @numba.njit(cache=True)
 def _hands_code(h1, h2, lay):  # type: ignore[no-untyped-def]
     """Return the hands field of (h1, h2) and of the swapped pair (h2, h1)."""
+    return ternary_hands(h1, h2)
+
+
+@numba.njit(cache=True)
+def ternary_hands(h1: int, h2: int) -> tuple[int, int]:
+    """The base-3 hands field (``layout.Ternary``) of (h1, h2) and of (h2, h1)."""
     union, code, twin, power = h1 | h2, 0, 0, 1
     while union:  # walking the union in order relabels it by rank
         low = union & -union
@@ -404,8 +410,12 @@ def _hands_code(h1, h2, lay):  # type: ignore[no-untyped-def]
 
 @numba.njit(cache=True)
 def _decode_hands(key, lay):  # type: ignore[no-untyped-def]
-    code = key & ((1 << lay[_OFF_PRIZES]) - 1)
-    k = key >> LAYER_SHIFT
+    return hands_of(key & ((1 << lay[_OFF_PRIZES]) - 1), key >> LAYER_SHIFT)
+
+
+@numba.njit(cache=True)
+def hands_of(code: int, k: int) -> tuple[int, int]:
+    """Both rank masks of a base-3 hands field with ``k`` cards each."""
     h1, h2, c1, c2, bit = 0, 0, 0, 0, 1
     while c1 < k or c2 < k:
         digit = code % 3

@@ -34,7 +34,7 @@ from gamedb.games.base import (
 )
 from gamedb.jit import numba
 from gamedb.games.goofspiel import Goofspiel
-from gamedb.games.goofspiel_rounds import points_left, top_cards
+from gamedb.games.goofspiel_rounds import cards_of, points_left, top_cards
 from gamedb.games.layout import Constant, Field, KeyLayout
 from gamedb.games.text import format_cards, parse_cards, parse_fields, parse_int, require_fields
 
@@ -270,19 +270,6 @@ def _layout(n: int, win_loss: bool) -> KeyLayout:
 
 
 @numba.njit(cache=True)
-def _cards_of(mask: int, out: npt.NDArray[np.int64]) -> int:
-    """Write the cards of ``mask`` into ``out`` in increasing order; return how many."""
-    count, card = 0, 1
-    while mask:
-        if mask & 1:
-            out[count] = card
-            count += 1
-        mask >>= 1
-        card += 1
-    return count
-
-
-@numba.njit(cache=True)
 def _compress(mask: int, union: int) -> int:
     """Relabel ``mask`` by rank within ``union`` (``gamedb.bits.compress``)."""
     out, rank = 0, 0
@@ -342,9 +329,9 @@ def _expand(keys: npt.NDArray[np.int64], k: int, n: int, bits: int, win_loss: bo
         prizes, prize = (key >> 3 * n) & full_mask, (key >> 4 * n) & ((1 << bits) - 1)
         diff2 = ((key >> (4 * n + bits)) & ((1 << (LAYER_SHIFT - 4 * n - bits)) - 1)) - total \
             if win_loss else 0
-        _cards_of(h1, row[i])
-        _cards_of(h2, col[i])
-        kd, kp = _cards_of(dm, dcards), _cards_of(prizes, pcards)
+        cards_of(h1, row[i])
+        cards_of(h2, col[i])
+        kd, kp = cards_of(dm, dcards), cards_of(prizes, pcards)
         for a in range(k):
             for b in range(k):
                 _pair(row[i, a], col[i, b], h1, h2, dm, prizes, prize, diff2, k, n, bits,

@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from gamedb.bits import Mask, cards, full, popcount, without
 from gamedb.games.base import LAYER_SHIFT, Distribution, Expansion, GameError, Keys, format_spec
-from gamedb.games.goofspiel import Goofspiel, GoofspielState
+from gamedb.games.goofspiel import Goofspiel, GoofspielState, hands_of, ternary_hands
 from gamedb.games.indexed import IndexedFace
 from gamedb.games.text import format_cards
 from gamedb.jit import numba
@@ -141,37 +141,8 @@ _N, _PRIZES, _PRIZE, _PRIZE_BITS, _DIFF, _BIAS, _WL, _CARRY = range(8)
 
 
 @numba.njit(cache=True)
-def _ternary(h1: int, h2: int) -> tuple[int, int]:
-    """The base-3 hands of (h1, h2) and of (h2, h1) (``layout.Ternary``)."""
-    union, code, twin, power = h1 | h2, 0, 0, 1
-    while union:
-        low = union & -union
-        if not h2 & low:
-            code, twin = code + power, twin + 2 * power
-        elif not h1 & low:
-            code, twin = code + 2 * power, twin + power
-        power *= 3
-        union ^= low
-    return code, twin
-
-
-@numba.njit(cache=True)
-def _hands(code: int, k: int) -> tuple[int, int]:
-    """Both rank masks of a base-3 hands field with ``k`` cards each."""
-    h1, h2, c1, c2, bit = 0, 0, 0, 0, 1
-    while c1 < k or c2 < k:
-        digit = code % 3
-        code //= 3
-        if digit != 2:
-            h1, c1 = h1 | bit, c1 + 1
-        if digit != 1:
-            h2, c2 = h2 | bit, c2 + 1
-        bit <<= 1
-    return h1, h2
-
-
-@numba.njit(cache=True)
-def _cards_of(mask: int, out: npt.NDArray[np.int64]) -> int:
+def cards_of(mask: int, out: npt.NDArray[np.int64]) -> int:
+    """Write the cards of ``mask`` into ``out`` in increasing order; return how many."""
     count, card = 0, 1
     while mask:
         if mask & 1:
@@ -210,13 +181,13 @@ def _expand(keys: npt.NDArray[np.int64], k: int, draws: int, c: npt.NDArray[np.i
     reveal = np.empty(n, np.int64)
     for i in range(B):
         key = keys[i]
-        h1, h2 = _hands(key & ((1 << c[_PRIZES]) - 1), k)
+        h1, h2 = hands_of(key & ((1 << c[_PRIZES]) - 1), k)
         prizes = (key >> c[_PRIZES]) & ((1 << n) - 1)
         table = (key >> c[_PRIZE]) & ((1 << c[_PRIZE_BITS]) - 1)
         diff = ((key >> c[_DIFF]) & ((1 << (LAYER_SHIFT - c[_DIFF])) - 1)) - c[_BIAS] if wl else 0
-        _cards_of(h1, row[i])
-        _cards_of(h2, col[i])
-        _cards_of(prizes, reveal)
+        cards_of(h1, row[i])
+        cards_of(h2, col[i])
+        cards_of(prizes, reveal)
         for a in range(k):
             for b in range(k):
                 x, y = row[i, a], col[i, b]
@@ -241,7 +212,7 @@ def _pair(x: int, y: int, h1: int, h2: int, prizes: int, table: int, diff: int, 
         if wl:
             weight[0] = _sign(d)
         return
-    code, twin = _ternary(h1 & ~(1 << (x - 1)), h2 & ~(1 << (y - 1)))
+    code, twin = ternary_hands(h1 & ~(1 << (x - 1)), h2 & ~(1 << (y - 1)))
     for j in range(draws):
         p = reveal[j]
         best, taken = 0, 0  # the k - 2 highest prizes left besides p
