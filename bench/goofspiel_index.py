@@ -29,7 +29,9 @@ Positions that share (h, Q) share W[a, b] = mean over q in Q of the value of the
 successor (hands minus a and b, Q - q, revealed q); the stage game is
 p * sign(a - b) + W[a, b].
 
-Writes nothing but stdout (``write`` uses a scratch file, removed after). Prototype code for a design document, not the product.
+Writes nothing but stdout (``write`` uses a scratch file, removed after). Prototype code for a design document,
+not the product: it takes the index, tables and chance values from the product
+(``gamedb.games.goofspiel_index``) and keeps only the experiments the product dropped.
 """
 
 from __future__ import annotations
@@ -37,133 +39,41 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import time
-from math import comb, factorial
+from math import comb
 
 import numpy as np
 from numba import njit
 
+from gamedb.games import load_game
+from gamedb.games.goofspiel_index import GoofspielIndex, _popcount, patterns
 from gamedb.solver.kernel import solve_batch
 from gamedb.solver.matrix_game import batch_gaps
 
+# The index, hand codes, transition tables, chance values and the stage games read from
+# them (--chance) are the product's (``gamedb.games.goofspiel_index``); only the two
+# W variants that the product dropped (per position, shared per (h, Q)) live here.
+
+
+def face_of(n: int) -> GoofspielIndex:
+    """The product's indexed face of n-card point-difference Goofspiel."""
+    face = load_game(f"goofspiel(num_cards={n},returns_type=point_difference)").indexed_face()
+    assert isinstance(face, GoofspielIndex)
+    return face
+
 
 # -- counting ------------------------------------------------------------------------
-
-def patterns(k: int, n: int) -> int:
-    """Base-3 hand patterns of two k-card hands whose union (2k - j ranks) fits in n."""
-    return sum(factorial(2 * k - j) // (factorial(j) * factorial(k - j) ** 2)
-               for j in range(max(0, 2 * k - n), k + 1))
-
 
 def layer_counts(n: int) -> list[tuple[int, int, int, int, int]]:
     """Return (k, patterns S_k, swap classes H_k, W groups, positions N_k) per layer."""
     rows = []
     for k in range(n, 0, -1):
-        s = patterns(k, n)
+        s = patterns(n, k)
         h = 1 + (s - 1) // 2  # only identical hands (all digits 0) are their own twin
         rows.append((k, s, h, h * comb(n, k - 1), h * comb(n, k - 1) * (n - k + 1)))
     return rows
 
 
-# -- hand patterns ---------------------------------------------------------------------
-
-@njit(cache=True)
-def _code_twin(h1, h2):  # type: ignore[no-untyped-def]
-    union, code, twin, power = h1 | h2, 0, 0, 1
-    while union:
-        low = union & -union
-        if not h2 & low:
-            code, twin = code + power, twin + 2 * power
-        elif not h1 & low:
-            code, twin = code + 2 * power, twin + power
-        power *= 3
-        union ^= low
-    return code, twin
-
-
-@njit(cache=True)
-def _all_canonical(masks):  # type: ignore[no-untyped-def]
-    out = np.empty(len(masks) * len(masks), np.int64)
-    i = 0
-    for a in masks:
-        for b in masks:
-            code, twin = _code_twin(a, b)
-            out[i] = min(code, twin)
-            i += 1
-    return out
-
-
-def masks_of(n: int, k: int) -> np.ndarray:
-    """Every k-subset of n cards as a mask, increasing (= colex order)."""
-    m = np.arange(1 << n, dtype=np.int64)
-    pop = np.array([bin(x).count("1") for x in range(1 << n)])
-    return m[pop == k]
-
-
-def canonical_codes(n: int, k: int) -> np.ndarray:
-    """Sorted canonical hand codes of layer k, found from every pair of real hands."""
-    return np.unique(_all_canonical(masks_of(n, k)))
-
-
-@njit(cache=True)
-def _decode(code, k):  # type: ignore[no-untyped-def]
-    """Rank masks (bit r = rank r of the union) of a code with k cards per hand."""
-    h1, h2, c1, c2, bit = 0, 0, 0, 0, 1
-    while c1 < k or c2 < k:
-        d = code % 3
-        code //= 3
-        if d != 2:
-            h1, c1 = h1 | bit, c1 + 1
-        if d != 1:
-            h2, c2 = h2 | bit, c2 + 1
-        bit <<= 1
-    return h1, h2
-
-
-@njit(cache=True)
-def _nth_bit(mask, i):  # type: ignore[no-untyped-def]
-    for _ in range(i):
-        mask &= mask - 1
-    return mask & -mask
-
-
-@njit(cache=True)
-def _transitions(codes, k, lower_rank):  # type: ignore[no-untyped-def]
-    """succ[h, a, b]: rank in layer k-1 of (hand pattern h minus a, minus b), negative
-    (-1 - rank) when the successor is stored swapped; sign[h, a, b] of the bid."""
-    H = len(codes)
-    succ = np.zeros((H, k, k), np.int64)
-    sign = np.zeros((H, k, k), np.int8)
-    for h in range(H):
-        h1, h2 = _decode(codes[h], k)
-        for a in range(k):
-            x = _nth_bit(h1, a)
-            for b in range(k):
-                y = _nth_bit(h2, b)
-                sign[h, a, b] = 1 if x > y else (-1 if x < y else 0)
-                if k == 1:
-                    continue
-                code, twin = _code_twin(h1 & ~x, h2 & ~y)
-                if twin < code:
-                    succ[h, a, b] = -1 - lower_rank[twin]
-                else:
-                    succ[h, a, b] = lower_rank[code]
-    return succ, sign
-
-
-def colex_table(n: int) -> np.ndarray:
-    """rank[mask] among the masks of the same popcount (combinatorial number system)."""
-    rank = np.zeros(1 << n, np.int64)
-    for mask in range(1 << n):
-        r, i = 0, 0
-        for c in range(n):
-            if mask >> c & 1:
-                i += 1
-                r += comb(c, i)
-        rank[mask] = r
-    return rank
-
-
-# -- solving ------------------------------------------------------------------------------
+# -- the W variants the product dropped -------------------------------------------------
 
 @njit(cache=True)
 def _stage_games(h_lo, h_hi, k, n, qmasks, colex, succ, sign, lower, nq_lower, share, out):  # type: ignore[no-untyped-def]
@@ -178,58 +88,6 @@ def _stage_games(h_lo, h_hi, k, n, qmasks, colex, succ, sign, lower, nq_lower, s
                     continue
                 if share == 0 or pc == _first_free(Q):
                     lookups += _fill_w(W, h, Q, k, n, colex, succ, lower, nq_lower)
-                for a in range(k):
-                    for b in range(k):
-                        out[i, a, b] = pc * sign[h, a, b] + W[a, b]
-                i += 1
-    return i, lookups
-
-
-@njit(cache=True)
-def _chance_values(vals, k, n, H, pmasks, colex):  # type: ignore[no-untyped-def]
-    """C[h * C(n, k) + colex(P)]: the value of the chance node of layer k with hand
-    pattern h and prizes P (|P| = k, none revealed) = mean over p in P of the value of
-    (h, P - p, p). One pass over the layer's values."""
-    nP = len(pmasks)
-    nq = 1
-    for i in range(k - 1):  # C(n, k-1) by the product formula
-        nq = nq * (n - i) // (i + 1)
-    C = np.empty(H * nP)
-    free = n - k + 1
-    inv = 1.0 / k
-    for h in range(H):
-        for j in range(nP):
-            P = pmasks[j]
-            acc = 0.0
-            rest = P
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                Q = P ^ low
-                # inv * v per term, in increasing p: today's builder's sum, bit for bit
-                acc += inv * vals[(h * nq + colex[Q]) * free + _popcount((~Q) & (low - 1))]
-            C[h * nP + colex[P]] = acc
-    return C
-
-
-@njit(cache=True)
-def _stage_games_chance(h_lo, h_hi, k, n, qmasks, colex, succ, sign, chance, out):  # type: ignore[no-untyped-def]
-    """``_stage_games`` reading W[a, b] = +-chance[h'(a, b), Q]: k*k look-ups per W."""
-    W = np.zeros((k, k))
-    nQ = len(qmasks)
-    i, lookups = 0, 0
-    for h in range(h_lo, h_hi):
-        for Q in qmasks:
-            if k > 1:
-                for a in range(k):
-                    for b in range(k):
-                        s = succ[h, a, b]
-                        c = chance[(-1 - s) * nQ + colex[Q]] if s < 0 else chance[s * nQ + colex[Q]]
-                        W[a, b] = -c if s < 0 else c
-                lookups += k * k
-            for pc in range(1, n + 1):
-                if Q >> (pc - 1) & 1:
-                    continue
                 for a in range(k):
                     for b in range(k):
                         out[i, a, b] = pc * sign[h, a, b] + W[a, b]
@@ -273,38 +131,19 @@ def _fill_w(W, h, Q, k, n, colex, succ, lower, nq_lower):  # type: ignore[no-unt
     return lookups
 
 
-@njit(cache=True)
-def _popcount(x):  # type: ignore[no-untyped-def]
-    c = 0
-    while x:
-        x &= x - 1
-        c += 1
-    return c
-
-
 def solve(n: int, share: bool = True, chunk: int = 50_000, gaps: bool = True,
           keep_all: bool = False, chance: bool = False):
     """Solve every layer; return {k: values} and per-layer timing rows."""
-    colex = colex_table(n)
-    codes = {k: canonical_codes(n, k) for k in range(1, n + 1)}
+    face = face_of(n)
     values: dict[int, np.ndarray] = {}
     rows = []
-    lower_rank = np.full(3 ** n, -1, np.int64)
-    for k in range(1, n + 1):
-        t0 = time.perf_counter()
-        lower_rank[:] = -1
-        if k > 1:
-            lower_rank[codes[k - 1]] = np.arange(len(codes[k - 1]))
-        succ, sign = _transitions(codes[k], k, lower_rank)
-        qmasks = masks_of(n, k - 1)
-        H, nq = len(codes[k]), comb(n, k - 1)
-        per_h = nq * (n - k + 1)
-        N = H * per_h
+    for k in face.layers():
         lower = values.get(k - 1, np.zeros(1))
-        t_ch = time.perf_counter()
-        cvals = (_chance_values(lower, k - 1, n, len(codes[k - 1]), qmasks, colex)
-                 if chance and k > 1 else np.zeros(1))
-        t_ch = time.perf_counter() - t_ch
+        t0 = time.perf_counter()
+        cvals = face.summarize(k - 1, 0, len(lower), lower) if chance and k > 1 else None
+        t_ch = time.perf_counter() - t0
+        tables = face.layer(k)
+        H, nq, per_h, N = len(tables.codes), len(tables.hidden), tables.block, tables.size
         nq_lower = comb(n, k - 2) if k > 1 else 1
         vals = np.empty(N)
         hstep = max(1, chunk // per_h)
@@ -316,18 +155,19 @@ def solve(n: int, share: bool = True, chunk: int = 50_000, gaps: bool = True,
         for h_lo in range(0, H, hstep):
             h_hi = min(H, h_lo + hstep)
             t1 = time.perf_counter()
-            if chance:
-                B, lk = _stage_games_chance(h_lo, h_hi, k, n, qmasks, colex, succ, sign,
-                                            cvals, out)
+            if chance:  # the product's stage games: k*k chance values per (h, Q)
+                games = face.stage_games(k, h_lo * per_h, h_hi * per_h, cvals)[0]
+                B, lk = len(games), (h_hi - h_lo) * nq * k * k if k > 1 else 0
             else:
-                B, lk = _stage_games(h_lo, h_hi, k, n, qmasks, colex, succ, sign, lower,
-                                     nq_lower, int(share), out)
+                B, lk = _stage_games(h_lo, h_hi, k, n, tables.hidden, face.colex, tables.succ,
+                                     tables.sign, lower, nq_lower, int(share), out)
+                games = out[:B]
             t2 = time.perf_counter()
             counts = np.full(B, k, np.int64)
-            v, x, y = solve_batch(out[:B], counts, counts)
+            v, x, y = solve_batch(games, counts, counts)
             t3 = time.perf_counter()
             if gaps:
-                batch_gaps(out[:B], counts, counts, x, y)
+                batch_gaps(games, counts, counts, x, y)
             t4 = time.perf_counter()
             pure += int(((x.max(axis=1) >= 1.0) & (y.max(axis=1) >= 1.0)).sum())
             vals[pos:pos + B] = v
@@ -346,23 +186,14 @@ def solve(n: int, share: bool = True, chunk: int = 50_000, gaps: bool = True,
 
 def compare(n: int, db: str, values_by_k: dict[int, np.ndarray]) -> None:
     """Compare every row of a gamedb file with the flat arrays (all layers kept)."""
-    colex = colex_table(n)
-    hb = (3 ** n - 1).bit_length()
+    face = face_of(n)
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     print("layer  rows_in_file  N_k  bijection  max|diff|")
     for k in range(1, n + 1):
         rows = np.array(con.execute(
             "SELECT key, value FROM states WHERE layer = ?", (k,)).fetchall())
         keys, vals = rows[:, 0].astype(np.int64), rows[:, 1]
-        hands = keys & ((1 << hb) - 1)
-        prizes = (keys >> hb) & ((1 << n) - 1)
-        p = (keys >> (hb + n)) & ((1 << n.bit_length()) - 1)
-        codes = canonical_codes(n, k)
-        h = np.searchsorted(codes, hands)
-        assert (codes[h] == hands).all()
-        below = np.array([(pc - 1) - bin(int(q) & ((1 << (int(pc) - 1)) - 1)).count("1")
-                          for q, pc in zip(prizes, p)])
-        idx = (h * comb(n, k - 1) + colex[prizes]) * (n - k + 1) + below
+        idx = face.rank(k, keys)
         N = len(values_by_k[k])
         bij = len(np.unique(idx)) == len(idx) == N and idx.min() == 0 and idx.max() == N - 1
         diff = np.abs(values_by_k[k][idx] - vals).max()
@@ -405,16 +236,11 @@ def layer_keys(n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Keys of layer k in index order: goofspiel-v1 (table | prizes | hands, from the
     most significant field) and a hands-first layout (hands | Q | p) whose order is the
     index order."""
-    codes = canonical_codes(n, k)
-    hb = (3 ** n - 1).bit_length()
-    v1, v2 = [], []
-    for code in codes.tolist():
-        for q in masks_of(n, k - 1).tolist():
-            for p in range(1, n + 1):
-                if not q >> (p - 1) & 1:
-                    v1.append(k << 48 | p << (hb + n) | q << hb | code)
-                    v2.append(k << 48 | code << (n + 4) | q << 4 | p)
-    return np.array(v1, np.int64), np.array(v2, np.int64)
+    face = face_of(n)
+    tables = face.layer(k)
+    v2 = [k << 48 | code << (n + 4) | q << 4 | p for code in tables.codes.tolist()
+          for q in tables.hidden.tolist() for p in range(1, n + 1) if not q >> (p - 1) & 1]
+    return face.keys(k, 0, tables.size), np.array(v2, np.int64)
 
 
 def write_rates(n: int, k: int, path: str) -> None:
@@ -486,9 +312,9 @@ def main() -> None:
         if args.table:
             print_table(args.table)
         if args.check:
-            n = args.check
+            n, face = args.check, face_of(args.check)
             for k, s_k, h_k, w, N in layer_counts(n):
-                found = len(canonical_codes(n, k))
+                found = len(face.layer(k).codes)
                 print(f"k={k:2d} S_k={s_k:,d} H_k={h_k:,d} enumerated={found:,d} "
                       f"W={w:,d} N_k={N:,d} share={N / w:.0f}")
         return

@@ -21,6 +21,7 @@ Prints a markdown table with the machine and the load average before and after.
 
     python bench/gopssolver.py                          # wl8 and pd9
     python bench/gopssolver.py --only wl8 --workers 1
+    python bench/gopssolver.py --only wl9 --peer-only   # GOPSsolver alone (~10-20 min)
 """
 
 from __future__ import annotations
@@ -173,6 +174,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None, help="gamedb build --workers")
     parser.add_argument("--ours-only", action="store_true",
                         help="skip GOPSsolver (e.g. a second --workers setting of the same run)")
+    parser.add_argument("--peer-only", action="store_true",
+                        help="run GOPSsolver only (e.g. its long runs, wl9 or pd10, apart)")
     args = parser.parse_args()
     if not args.ours_only and not Path(args.gops).is_file():
         raise SystemExit(f"no GOPSsolver binary at {args.gops}: build it outside the repository "
@@ -183,7 +186,8 @@ def main() -> None:
     for name in args.only.split(","):
         n, returns, objective = GAMES[name]
         runs = [] if args.ours_only else [gops(args.gops, n, objective)]
-        runs += [ours(n, returns, extra), ours(n, returns, ["--values-only", *extra])]
+        if not args.peer_only:
+            runs += [ours(n, returns, extra), ours(n, returns, ["--values-only", *extra])]
         print(table(f"{name}: {n} cards, {returns}", runs) + "\n", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 

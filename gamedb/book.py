@@ -18,10 +18,11 @@ below the book is answered "not in this book" with the way to get it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from gamedb.store import open_db
+from gamedb.store import GameDB, open_db
 from gamedb.store.errors import StoreError
 from gamedb.store.export import copy_top_layers, ship
 from gamedb.verify import Progress, verify
@@ -52,20 +53,16 @@ def make_book(source: str | Path, output: str | Path, from_layer: int, *,
         NotAGameDB, SchemaOutOfDate, SpecMismatch, DamagedFile: as ``open_db``.
     """
     source, output = Path(source), Path(output)
-    if output.exists():  # before the long check
-        raise StoreError(f"{output} exists; choose a new file name")
+    _check_output(output)  # before the long check
     with open_db(source) as db:
         info = db.info()
         layers = [x.layer for x in info.layers if x.layer >= from_layer]
         if not layers:
             raise StoreError(f"{source} has no layer {from_layer} or above")
-        if not db.stores_strategies(from_layer):
-            raise StoreError(f"{source} stores no strategies in layer {from_layer} (built "
-                             f"with --strategies-from {db.meta.get('strategies_from')}); "
-                             "a book needs them")
+        _check_strategies(db, source, from_layer)
     report = verify(source, from_layer=from_layer, on_progress=on_progress)
     if not report.ok:
-        raise StoreError(f"{source}: {report.failures} position(s) of layers {from_layer} "
+        raise StoreError(f"{source}: {report.failures:,} position(s) of layers {from_layer} "
                          "and up fail to verify; no book written")
     checked = {"positions": report.checked, "max_gap": report.max_gap}
     copied = copy_top_layers(source, output, from_layer, {
@@ -75,3 +72,31 @@ def make_book(source: str | Path, output: str | Path, from_layer: int, *,
     shipped = ship(output)
     return Book(str(output), from_layer, copied, report.checked, report.max_gap,
                 shipped.sha256, shipped.size)
+
+
+def _check_output(output: Path) -> None:
+    """Refuse an output that exists or cannot be created (naming it, not the source)."""
+    if output.exists():
+        raise StoreError(f"{output} exists; choose a new file name")
+    if not output.parent.is_dir():
+        raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} does not exist")
+    try:  # e.g. a read-only or virtual file system
+        os.close(os.open(output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    except OSError as exc:
+        raise StoreError(f"cannot write {output}: {exc.strerror}") from None
+    output.unlink()
+
+
+def _check_strategies(db: GameDB, source: Path, from_layer: int) -> None:
+    """Refuse layers without strategies, or an opening book's lowest layer (its
+    successors are not in it, so it cannot be verified again)."""
+    book = db.meta.get("book_from_layer")
+    if book is not None and from_layer <= book:
+        raise StoreError(f"{source} is an opening book of layer {book} and up: the "
+                         f"successors of layer {book} are not in it, so a book from it "
+                         f"starts at layer {book + 1} or above (or make it from the full file)")
+    if not db.stores_strategies(from_layer):
+        split = db.meta.get("strategies_from")
+        how = "--values-only" if db.meta.get("values_only") else f"--strategies-from {split}"
+        raise StoreError(f"{source} stores no strategies in layer {from_layer} (built "
+                         f"with {how}); a book needs them")

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from gamedb.build_indexed import IndexedRun, build_layers, root_value
+from gamedb.cluster import Executor, Local, Pool, executor, ordered, processes_here
 from gamedb.estimate import check_fits, estimate
 from gamedb.games import load_game
 from gamedb.games.base import Game, Keys, root_of
@@ -38,7 +39,6 @@ from gamedb.solver.grundy import grundy_values
 from gamedb.solver.matrix_game import TOLERANCE
 from gamedb.store.codec import encode
 from gamedb.store.writer import ChunkCommitter, ChunkRows, Writer
-from gamedb.workers import Workers
 
 #: States per transaction: large enough for fast bulk writes, small enough to lose little.
 CHUNK_SIZE = 32_768
@@ -68,7 +68,8 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
           chunk_size: int = CHUNK_SIZE, on_progress: Progress | None = None,
           values_only: bool = False,
           on_stage: Callable[[str], None] | None = None,
-          max_memory: int | None = None, strategies_from: int | None = None) -> BuildReport:
+          max_memory: int | None = None, strategies_from: int | None = None,
+          cluster: str | None = None) -> BuildReport:
     """Solve every reachable position of ``game`` into the SQLite file ``path``.
 
     Args:
@@ -85,27 +86,42 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
             minutes before any state is solved.
         max_memory: refuse (``WontFit``, before anything is enumerated) a build whose
             estimated peak memory exceeds this many bytes (``gamedb.estimate``).
+            With ``cluster``, only the processes on this machine count.
         strategies_from: store strategies only in layers >= this one (the others as in
             a values-only file). None: every layer, except for games with an indexed
             face (``Game.indexed_face``) of more than 10 layers: from layer 11.
+        cluster: run the chunks on a Dask cluster instead of ``workers`` processes
+            (``gamedb.cluster.parse_address``: ``tcp://host:port`` or ``local:N``); it
+            is reached before the file is opened, and this process still writes it.
     """
     stage = on_stage or (lambda text: None)
     game = load_game(game) if isinstance(game, str) else game
     start = time.perf_counter()
     split = split_layer(game, strategies_from)
-    fits = functools.partial(_refuse_if_too_big, game, workers, values_only, max_memory,
-                             strategies_from)
+    fits = functools.partial(_refuse_if_too_big, game, processes_here(workers, cluster),
+                             values_only, max_memory, strategies_from)
     existed = Path(path).exists()
     if not existed:
         fits()  # refused before the file exists: nothing is left behind
-    writer = Writer(Path(path), game, {"tolerance": TOLERANCE, "kernel": "numba-simplex"},
+    with executor(workers, cluster) as run_on:  # unreachable: the file is left alone
+        return _build_into(game, Path(path), run_on, stage, start, fits if existed else None,
+                           chunk_size=chunk_size, on_progress=on_progress,
+                           values_only=values_only, split=split)
+
+
+def _build_into(game: Game[Any], path: Path, run_on: Executor, stage: Callable[[str], None],
+                start: float, fits: Callable[[], None] | None, *, chunk_size: int,
+                on_progress: Progress | None, values_only: bool, split: int) -> BuildReport:
+    """``build``'s work once the executor is ready: open (or resume) the file, refuse
+    (``fits``) a resumed build too big, solve, finalise."""
+    writer = Writer(path, game, {"tolerance": TOLERANCE, "kernel": "numba-simplex"},
                     values_only=values_only, strategies_from=split)
     try:
         if writer.complete:
             return _report(writer, game, 0, 0.0, 0)
-        if existed:
+        if fits is not None:
             fits()
-        run = _solve_all(game, writer, stage, workers=workers, chunk_size=chunk_size,
+        run = _solve_all(game, writer, stage, run_on=run_on, chunk_size=chunk_size,
                          on_progress=on_progress, values_only=values_only, split=split)
         stage("finalising")
         _write_grundy(game, writer)
@@ -137,7 +153,7 @@ def split_layer(game: Game[Any], strategies_from: int | None) -> int:
 
 
 def _solve_all(game: Game[Any], writer: Writer, stage: Callable[[str], None], *,
-               workers: int, chunk_size: int, on_progress: Progress | None,
+               run_on: Executor, chunk_size: int, on_progress: Progress | None,
                values_only: bool, split: int) -> IndexedRun:
     """Solve and store what the file lacks: through the game's indexed face if it has
     one (``build_indexed``), else by enumerating every layer's keys."""
@@ -147,15 +163,15 @@ def _solve_all(game: Game[Any], writer: Writer, stage: Callable[[str], None], *,
         on_progress = _before_first(on_progress, lambda: stage("solving"))
     if face is not None:
         stage(solving)
-        return build_layers(face, writer, workers=workers,
+        return build_layers(face, writer, workers=run_on,
                             strategies_from=max(face.layers()) + 1 if values_only else split,
                             chunk_size=chunk_size,
                             on_progress=on_progress)
     stage(enumerating)
-    layers = _enumerate(game, workers)
+    layers = _enumerate(game, run_on)
     writer.ensure_layers({k: len(v) for k, v in layers.items()})
     stage(solving)
-    solved, fallbacks, _ = _solve_layers(game, layers, writer, workers=workers,
+    solved, fallbacks, _ = _solve_layers(game, layers, writer, run_on=run_on,
                                          chunk_size=chunk_size, on_progress=on_progress,
                                          values_only=values_only, split=split)
     return IndexedRun(sum(map(len, layers.values())), solved, fallbacks)
@@ -204,19 +220,20 @@ def _before_first(on_progress: Progress | None, first: Callable[[], None]) -> Pr
     return report
 
 
-def _enumerate(game: Game[Any], workers: int) -> dict[int, Keys]:
+def _enumerate(game: Game[Any], workers: int | Executor) -> dict[int, Keys]:
     """``enumerate_layers``; a layer of several batches is expanded by ``workers``
-    forked processes (started at the first such layer: small games never fork)."""
-    if workers <= 1:
+    processes or on a cluster (started at the first such layer: small games never fork)."""
+    run_on = Local(workers) if isinstance(workers, int) else workers
+    if not run_on.parallel:
         return enumerate_layers(game)
     successors = functools.partial(distinct_successors, game)
-    pools: list[Workers[Keys, Keys]] = []
+    pools: list[Pool[Keys, Keys]] = []
 
     def map_batches(parts: list[Keys]) -> Iterator[Keys]:
         if len(parts) <= 1:
             return map(successors, parts)
         if not pools:
-            pools.append(Workers(workers, successors))
+            pools.append(run_on.pool(successors))
         return pools[0].imap(parts)
 
     try:
@@ -226,7 +243,7 @@ def _enumerate(game: Game[Any], workers: int) -> dict[int, Keys]:
             pool.stop()
 
 
-def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, workers: int,
+def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, run_on: Executor,
                   chunk_size: int, on_progress: Progress | None,
                   values_only: bool, split: int = 0) -> tuple[int, int, ValueTable]:
     run = ChunkCommitter(writer, {k: len(v) for k, v in layers.items()}, chunk_size,
@@ -240,7 +257,7 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, w
         old_keys, old_values = writer.layer_values(layer)
         todo = np.setdiff1d(keys, old_keys, assume_unique=True)
         new_keys, new_values = [old_keys], [old_values]
-        with contextlib.closing(_solve_chunks(game, layer, todo, table, workers, chunk_size,
+        with contextlib.closing(_solve_chunks(game, layer, todo, table, run_on, chunk_size,
                                               values_only or layer < split)) as chunks:  # stops the workers
             for rows, fell_back in chunks:
                 new_keys.append(rows.keys)
@@ -254,22 +271,21 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, w
 def _load_needed(game: Game[Any], layer: int, layers: dict[int, Keys], writer: Writer,
                  table: ValueTable) -> None:
     """Hold exactly the lower layers that ``layer``'s successors may fall into."""
-    span = getattr(game, "layer_span", None)
+    span = game.layer_span
     needed = {l for l in layers if l < layer and (span is None or l >= layer - span)}
     table.keep(game, needed)
     for lower in sorted(needed - set(table.layers)):
         table.add(lower, *writer.layer_values(lower))
 
 
-def _solve_chunks(game: Game[Any], layer: int, todo: Keys, table: ValueTable, workers: int,
+def _solve_chunks(game: Game[Any], layer: int, todo: Keys, table: ValueTable, run_on: Executor,
                   chunk_size: int, values_only: bool) -> Generator[tuple[ChunkRows, int], None, None]:
     chunks = [todo[i:i + chunk_size] for i in range(0, len(todo), chunk_size)]
-    if workers <= 1 or len(chunks) <= 1:
+    if not run_on.parallel or len(chunks) <= 1:
         yield from (_solve_chunk(game, layer, chunk, table, values_only) for chunk in chunks)
         return
     solve = functools.partial(_solve_chunk, game, layer, table=table, values_only=values_only)
-    with Workers(workers, solve) as pool:  # forked now: the workers inherit the table
-        yield from pool.imap(chunks)
+    yield from ordered(run_on, solve, chunks)  # the workers get the table once
 
 
 def _solve_chunk(game: Game[Any], layer: int, chunk: Keys, table: ValueTable,

@@ -33,7 +33,7 @@ from gamedb.solver.indexed import CHUNK_SIZE, solve_sorted
 from gamedb.store.codec import encode
 from gamedb.store.errors import DamagedFile
 from gamedb.store.writer import ChunkCommitter, ChunkRows, Writer
-from gamedb.workers import Workers
+from gamedb.cluster import Executor, Local, ordered
 
 Progress = Callable[[int, int], None]
 
@@ -50,7 +50,7 @@ class IndexedRun:
     fallbacks: int
 
 
-def build_layers(face: IndexedFace, writer: Writer, *, workers: int = 1,
+def build_layers(face: IndexedFace, writer: Writer, *, workers: int | Executor = 1,
                  chunk_size: int = CHUNK_SIZE, strategies_from: int = 0,
                  on_progress: Progress | None = None) -> IndexedRun:
     """Solve and store every position of ``face`` that ``writer``'s file lacks.
@@ -58,14 +58,16 @@ def build_layers(face: IndexedFace, writer: Writer, *, workers: int = 1,
     Args:
         face: the game's indexed face.
         writer: the open file (a partial build is continued at its ``layers.done``).
-        workers: solver processes for layers of several chunks (one process writes).
+        workers: solver processes for layers of several chunks (one process writes),
+            or where they run (``gamedb.cluster.executor``).
         chunk_size: target positions per chunk and per transaction.
         strategies_from: layers below this store NULL strategies (values only).
         on_progress: called with (positions done, positions total) after each chunk.
     """
     sizes = {layer: face.size(layer) for layer in face.layers()}
     writer.ensure_layers(sizes)
-    run = _Run(face, writer, sizes, workers, chunk_size, strategies_from, on_progress)
+    run_on = Local(workers) if isinstance(workers, int) else workers
+    run = _Run(face, writer, sizes, run_on, chunk_size, strategies_from, on_progress)
     below: Floats | None = None
     for layer in face.layers():
         if run.done.get(layer, 0) < sizes[layer]:
@@ -81,10 +83,10 @@ def build_layers(face: IndexedFace, writer: Writer, *, workers: int = 1,
 class _Run(ChunkCommitter):
     """One run of the indexed builder: the face, the workers, the committer's counts."""
 
-    def __init__(self, face: IndexedFace, writer: Writer, sizes: dict[int, int], workers: int,
+    def __init__(self, face: IndexedFace, writer: Writer, sizes: dict[int, int], run_on: Executor,
                  chunk_size: int, strategies_from: int, on_progress: Progress | None):
         super().__init__(writer, sizes, chunk_size, on_progress)
-        self.face, self.workers, self.split = face, workers, strategies_from
+        self.face, self.run_on, self.split = face, run_on, strategies_from
 
     def layer(self, layer: int, below: Floats | None) -> Floats:
         """Solve and store the rest of ``layer``; return its whole summary."""
@@ -100,11 +102,10 @@ class _Run(ChunkCommitter):
     def _solved(self, layer: int, ranges: list[tuple[int, int]],
                 below: Floats | None) -> Iterator[tuple[ChunkRows, int]]:
         solve = functools.partial(_chunk_rows, self.face, layer, below, layer >= self.split)
-        if self.workers <= 1 or len(ranges) <= 1:
+        if not self.run_on.parallel or len(ranges) <= 1:
             yield from map(solve, ranges)
             return
-        with Workers(self.workers, solve) as pool:  # forked now: they inherit ``below``
-            yield from pool.imap(ranges)
+        yield from ordered(self.run_on, solve, ranges)  # the workers get ``below`` once
 
 
 def _chunk_rows(face: IndexedFace, layer: int, below: Floats | None, strategies: bool,

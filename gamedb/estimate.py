@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from gamedb.games import GameError, format_spec, load_game
-from gamedb.games.base import BuildCosts, Game, Keys
+from gamedb.games.base import BuildCosts, Game, Keys, param_values
 from gamedb.games.indexed import IndexedFace, strategy_split
 from gamedb.solver.backward import distinct_successors, enumerate_layers
 
@@ -53,12 +53,14 @@ VALUES_ONLY_SPEEDUP = 2.0
 
 #: The indexed builder, calibrated on 9-11-card point-difference Goofspiel on this
 #: machine (docs/estimate.md): bytes and seconds of a values-only ``states`` row, the
-#: extra of a row with strategies (a face may declare its own: ``strategy_disk``), and
+#: extra of a row with strategies is the face's own (``IndexedFace.strategy_disk``), and
 #: each process's memory besides the summaries
 #: (interpreter, numpy, numba's code, a chunk of games). The single writer bounds the
 #: rate, so more workers do not make it faster.
-INDEXED_ROW_DISK, INDEXED_STRATEGY_DISK = 28, 195  # 27.4 B measured at 13 cards (0004)
-INDEXED_ROW_SECONDS, INDEXED_STRATEGY_SECONDS = 4.0e-6, 3.0e-6
+INDEXED_ROW_DISK = 28  # 27.4 B measured at 13 cards (0004)
+# Measured with the 2-parameter values-only rows (schema 0004): 11 cards 1.2 µs, 12 cards
+# 1.5 µs per row; 10-card win/loss (every row with strategies) 3.0 µs per row.
+INDEXED_ROW_SECONDS, INDEXED_STRATEGY_SECONDS = 1.5e-6, 1.5e-6
 INDEXED_PROCESS = 250 * 2**20
 
 
@@ -114,8 +116,7 @@ def indexed_estimate(spec: str, face: IndexedFace, *, workers: int = 1,
     summaries = [face.summary_size(layer) for layer in face.layers()]
     pairs = max((a + b for a, b in zip(summaries, summaries[1:])), default=sum(summaries))
     memory = (1 + max(workers, 1)) * INDEXED_PROCESS + 8 * pairs
-    strategy_disk = getattr(face, "strategy_disk", INDEXED_STRATEGY_DISK)
-    disk = INDEXED_ROW_DISK * positions + strategy_disk * rich
+    disk = INDEXED_ROW_DISK * positions + face.strategy_disk * rich
     seconds = BASE_SECONDS + INDEXED_ROW_SECONDS * positions + INDEXED_STRATEGY_SECONDS * rich
     return Estimate(spec, positions, True, round(memory), round(disk), seconds)
 
@@ -130,7 +131,7 @@ def count_positions(game: Game[Any], budget: int = COUNT_BUDGET) -> tuple[int, b
         raise GameError(f"{game.spec} has more than {budget:,} positions and no size "
                         "parameter to extrapolate over")
     counts = _smaller_counts(game, size, budget)
-    return _extrapolate(counts, getattr(game, size)), False
+    return _extrapolate(counts, param_values(game)[size]), False
 
 
 def check_fits(estimate_: Estimate, available: int | None) -> None:
@@ -206,7 +207,7 @@ def _size_param(game: Game[Any]) -> str | None:
 def _smaller_counts(game: Game[Any], param: str, budget: int) -> list[tuple[int, int]]:
     """Exact counts (size, positions) at sizes below the game's, up to the budget."""
     low = next(p.low for p in game.params if p.name == param)
-    target = getattr(game, param)
+    target = param_values(game)[param]
     sizes = sorted({low + round((target - 1 - low) * (i / 47) ** 2) for i in range(48)})
     counts: list[tuple[int, int]] = []
     for value in sizes:  # every small size, then sparser ones (Oshi-Zumo's 1000 coins)
@@ -225,7 +226,7 @@ def _smaller_counts(game: Game[Any], param: str, budget: int) -> list[tuple[int,
 
 
 def _resized(game: Game[Any], param: str, value: int) -> Game[Any]:
-    params = {p.name: _spelled(getattr(game, p.name)) for p in game.params}
+    params = {name: _spelled(value) for name, value in param_values(game).items()}
     return load_game(format_spec(game.name, {**params, param: value}))
 
 

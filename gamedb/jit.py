@@ -14,10 +14,9 @@ cache yet, so a long command can say that its first run compiles (once).
 
 Typing (``mypy --strict``, run by ``.ci/run``): numba ignores Python annotations, so a
 compiled kernel is annotated like any function (arrays ``npt.NDArray[...]``, scalars
-``int``/``float``/``bool``; numba infers finer types from the call) and mypy checks its
-body. A kernel that is not annotated yet (Goofspiel's, while its indexing is being
-rewritten) carries exactly ``# type: ignore[no-untyped-def]`` on its ``def`` line and
-nothing wider.
+``int``/``float``/``bool``, or ``int | np.int64`` where numpy scalars come in; numba
+infers finer types from the call) and mypy checks its body: no kernel needs a
+``# type: ignore``.
 """
 
 from __future__ import annotations
@@ -51,21 +50,23 @@ def needs_compiling(*modules: str) -> bool:
     """Return True if a cached (``cache=True``) compiled function of ``modules`` has no
     compiled version in numba's on-disk cache yet (first run, or its source changed).
 
-    Helpers inlined into their callers (``inline="always"``) are never cached on their
-    own and are skipped. A cache numba does not let us read counts as present.
+    A module's compiled functions are those in its namespace, its own and those it
+    imports (``goofspiel`` calls ``goofspiel_keys``'s). Helpers inlined into their
+    callers (``inline="always"``) are never cached on their own and are skipped. A cache
+    numba does not let us read counts as present.
 
     >>> needs_compiling("gamedb.bits")   # no compiled functions at all
     False
     """
     for name in modules:
         module = importlib.import_module(name)
-        if any(_uncached(obj, name) for obj in vars(module).values()):
+        if any(_uncached(obj) for obj in vars(module).values()):
             return True
     return False
 
 
-def _uncached(obj: Any, module: str) -> bool:
-    if not isinstance(obj, numba.core.dispatcher.Dispatcher) or obj.__module__ != module:
+def _uncached(obj: Any) -> bool:
+    if not isinstance(obj, numba.core.dispatcher.Dispatcher):
         return False
     if obj.targetoptions.get("inline", "never") != "never":
         return False

@@ -29,8 +29,10 @@ from gamedb.games.base import TERMINAL, Expansion, Game, GameError
 from gamedb.games.indexed import IndexedFace
 from gamedb.solver.backward import ValueTable, batches, stage_matrices
 from gamedb.solver.exact import solve_exact
+from gamedb.solver.grundy import grundy_layer
 from gamedb.solver.matrix_game import TOLERANCE, batch_gaps, solve_games
 from gamedb.store import DamagedFile, GameDB, StoredRows, open_db
+from gamedb.store.database import is_grundy
 from gamedb.store.codec import decode_batch, decode_joined
 
 Floats = npt.NDArray[np.float64]
@@ -184,6 +186,7 @@ def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None
                 on_progress(check.checked, max(total, check.checked))
         if sample is None and from_layer is None:
             check.whole_file()
+            check.grundy()
         if book is not None:
             verified = db.meta.get("book_source", {}).get("verified", {})
             return replace(check.report(), note=(
@@ -509,11 +512,75 @@ class _Check:
                     self.problems.append(f"the start position {self._position(key)} "
                                          f"(key {key}) is not stored")
 
+    def grundy(self) -> None:
+        """A complete impartial file: every stored Grundy value says what the stored value
+        says (the mover wins exactly when it is not 0) and is the mex of its moves'
+        stored Grundy values (``gamedb.solver.grundy``); lowest layer first, so a
+        position above a damaged one is listed after it."""
+        if not self.game.capabilities.impartial or self.db.meta.get("status") != "complete":
+            return
+        known = _Unusable()
+        for layer in self.db.stored_layers():
+            for rows in self.db.layer_rows(layer, strategies=False):
+                cells = self.db.grundy_cells(rows.keys)
+                mexes = grundy_layer(self.game, rows.keys, known)
+                succ = self.game.expand(rows.keys).succ.reshape(len(rows.keys), -1)
+                numbers = rows.numbers()
+                for i, key in enumerate(rows.keys.tolist()):
+                    cell = cells.get(key)
+                    why = self._grundy_reason(key, cell, int(mexes[i]), float(numbers[i]))
+                    known[key] = int(cell) if is_grundy(cell) else -1
+                    if why is not None:
+                        after = any(known.get(k, 0) == -1 or k in known.failed
+                                    for k in succ[i].tolist() if k != TERMINAL)
+                        known.failed.add(key)
+                        self._grundy_failure(key, layer, why, after)
+
+    def _grundy_reason(self, key: int, cell: Any, mex: int, value: float) -> str | None:
+        """Why a stored Grundy cell is wrong, or None."""
+        if cell is None:
+            return "no Grundy value is stored (table grundy)"
+        if not is_grundy(cell):
+            return f"the Grundy value {cell!r} is not a non-negative integer"
+        wins = self._mover_sign(key) * value > 0
+        if (cell != 0) != wins:
+            return (f"the Grundy value {cell} says the mover {'wins' if cell else 'loses'}, "
+                    f"its stored value {value:+g} that the mover {'wins' if wins else 'loses'}")
+        if cell != mex:
+            return (f"the Grundy value {cell} is stored, the mex of its moves' stored values "
+                    f"is {mex}")
+        return None
+
+    def _mover_sign(self, key: int) -> int:
+        """+1 when player 1 moves at ``key``, -1 when player 2 does (the other passes)."""
+        acts1, acts2 = self.game.actions(self.game.decode(key))
+        return -1 if acts1 == (0,) and acts2 != (0,) else 1
+
+    def _grundy_failure(self, key: int, layer: int, why: str, after: bool) -> None:
+        before = self.layers.get(layer, LayerCheck())
+        self.layers[layer] = replace(before, failures=before.failures + 1)
+        self.failures += 1
+        self.failed.append(Failure(key, self._position(key), why, layer, after))
+        self.failed.sort(key=lambda f: (f.after_successor, f.layer, f.key))
+        del self.failed[LISTED:]
+
     def report(self) -> VerifyReport:
         max_gap = max((x.max_gap for x in self.layers.values()), default=0.0)
         return VerifyReport(self.states, self.checked, max_gap, self.failures, self.failed,
                             dict(sorted(self.layers.items())), self.problems,
                             self.exact_error if self.exact else None)
+
+
+class _Unusable(dict[int, int]):
+    """Stored Grundy values by key; -1 for a key without a usable one (mex ignores it),
+    and the keys that failed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed: set[int] = set()
+
+    def __missing__(self, key: int) -> int:
+        return -1
 
 
 def _subset(exp: Expansion, mask: Bools) -> Expansion:

@@ -18,7 +18,8 @@ from gamedb.cli import cli
 
 #: Libraries that cost hundreds of milliseconds to import.
 HEAVY = ("numba", "numpy", "scipy", "sqlalchemy", "alembic", "tqdm", "matplotlib",
-         "starlette", "uvicorn")  # the last two: the optional web extra (gamedb serve)
+         "starlette", "uvicorn",  # the optional web extra (gamedb serve)
+         "distributed", "dask")  # the optional cluster extra (build --cluster)
 
 _PROBE = """
 import json, sys

@@ -4,6 +4,7 @@ reference names every column, and data/ is what SHA256SUMS and SOURCE.md say."""
 from __future__ import annotations
 
 import hashlib
+import inspect
 import re
 import shutil
 import sqlite3
@@ -53,20 +54,38 @@ def test_format_md_draws_every_family_s_key_as_its_declaration_does() -> None:
         assert (game.spec, game.key_layout, game.layout.diagram()) == (spec, layout, diagram)
 
 
-def test_adding_a_game_md_builds_its_worked_example(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def _register_the_worked_example(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run adding-a-game.md's module as ``gamedb.games.pennies`` and register it (its
+    registry line), for this test only."""
     import sys
     import types
 
     from gamedb import games
-    from gamedb.build import build
-    from gamedb.games.base import reference_expand, successor_table
-    from gamedb.solver.backward import enumerate_layers
 
     code = re.findall(r"```python\n(.*?)```", (DOCS / "adding-a-game.md").read_text(), re.S)
     module = types.ModuleType("gamedb.games.pennies")
     monkeypatch.setitem(sys.modules, module.__name__, module)
     exec(compile(code[0], str(DOCS / "adding-a-game.md"), "exec"), module.__dict__)
     monkeypatch.setitem(games.GAMES, "pennies", module.Pennies)
+
+
+def _test_module(path: Path):  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"_docs_{path.stem}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_adding_a_game_md_builds_its_worked_example(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from gamedb import games
+    from gamedb.build import build
+    from gamedb.games.base import reference_expand, successor_table
+    from gamedb.solver.backward import enumerate_layers
+
+    _register_the_worked_example(monkeypatch)
     game = games.load_game("pennies")
     assert (game.spec, game.key_layout, game.action_noun) == ("pennies(rounds=3)", "pennies-v1", "side")
     for layer, keys in enumerate_layers(game).items():
@@ -84,6 +103,35 @@ def test_adding_a_game_md_builds_its_worked_example(tmp_path: Path, monkeypatch)
     assert rows and all(text == game.format_position(game.decode(key)) for key, text in rows)
     with GameFile(path) as book:
         assert book.position(book.root_keys[0])["position"] == "left=3 diff=0"
+
+
+def test_adding_a_game_md_s_example_passes_every_family_s_tests_with_nothing_else_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guide's claim: its module, registry line and conformance entry are all a
+    family needs; the tests every registered family must pass (conformance, rules and
+    examples), ``gamedb solve`` and the explorer's answer work on it."""
+    from gamedb.subgame import solve_json
+
+    _register_the_worked_example(monkeypatch)
+    entry = re.search(r'^ +"pennies": \[(.*)\],$', (DOCS / "adding-a-game.md").read_text(), re.M)
+    assert entry is not None
+    conformance = _test_module(ROOT / "tests" / "games" / "test_conformance.py")
+    checks = {name: list(inspect.signature(check).parameters)
+              for name, check in vars(conformance).items() if name.startswith("test_")}
+    assert sum(params[:1] == ["spec"] for params in checks.values()) >= 6
+    for spec in re.findall(r'"([^"]+)"', entry.group(1)):
+        for name, params in checks.items():  # (the views' check, on a build: above)
+            if params == ["spec"]:
+                getattr(conformance, name)(spec)
+            elif params == ["spec", "canonical"]:
+                getattr(conformance, name)(spec, True)
+                getattr(conformance, name)(spec, False)
+    rules = _test_module(ROOT / "tests" / "games" / "test_rules.py")
+    rules.test_rules_explain_every_field_the_position_accepts("pennies")
+    rules.test_rules_examples_are_commands_that_work("pennies", tmp_path, monkeypatch)
+    rules.test_action_names_are_distinct_strings("pennies")
+    shown = solve_json("pennies(rounds=3)", "left=1 diff=2")
+    assert shown["value"] == pytest.approx(1.0) and shown["moves"]
 
 
 def test_queries_md_has_at_least_ten_queries_each_with_a_file() -> None:

@@ -133,8 +133,32 @@ def test_the_private_attribute_check_sees_a_games_private_attribute(tmp_path: Pa
 
 
 def _names_a_game(node: ast.expr) -> bool:
+    """True for an expression naming a game or its indexed face (``game``, ``db.game``,
+    ``small_game``, ``face``)."""
     name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
-    return name == "game" or name.endswith("_game")
+    return name in ("game", "face") or name.endswith(("_game", "_face"))
+
+
+@pytest.mark.parametrize("path", OUTSIDE_GAMES, ids=str)
+def test_no_code_outside_the_games_probes_a_game_with_getattr(path: Path) -> None:
+    """``getattr(game, "num_cards")`` or ``hasattr(face, "x")`` asks a family for what it
+    is by another door: declare it on ``Game``, ``Capabilities`` or ``IndexedFace``."""
+    tree = ast.parse(path.read_text())
+    found = [f"line {node.lineno}: {ast.unparse(node)}" for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+             and node.func.id in ("getattr", "hasattr") and node.args
+             and _names_a_game(node.args[0])]
+    assert not found, f"{path.name} probes a game's attributes by name: {found}"
+
+
+def test_the_getattr_check_sees_probing_a_game_or_a_face(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("a = getattr(game, 'num_cards'), hasattr(db.game, 'x')\n"
+                    "b = getattr(face, 'disk', 1), getattr(state, 'prize'), getattr(obj, n)\n")
+    with pytest.raises(AssertionError) as caught:
+        test_no_code_outside_the_games_probes_a_game_with_getattr(path)
+    found = str(caught.value).partition("\n")[0]
+    assert found.count("line ") == 3 and "state" not in found and "obj" not in found
 
 
 def test_the_family_check_sees_code_and_skips_prose(tmp_path: Path) -> None:
@@ -174,3 +198,22 @@ def test_serve_imports_gamedb_web_only_inside_the_command() -> None:
 def test_the_explorer_page_names_no_family(path: Path) -> None:
     found = _family_pattern().findall(path.read_text())
     assert not found, f"{path.name} names a game family (read the API's names and noun): {found}"
+
+
+# -- build --cluster (issue 15): Dask is an optional extra, imported only when used -----
+
+CLUSTER = PACKAGE / "cluster.py"
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=str)
+def test_only_gamedb_cluster_imports_dask(path: Path) -> None:
+    if path != CLUSTER:
+        assert not {n.split(".")[0] for n in _imports(path)} & {"distributed", "dask"}, path
+
+
+def test_gamedb_cluster_imports_dask_only_inside_functions() -> None:
+    tree = ast.parse(CLUSTER.read_text())
+    top = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    names = {alias.name for node in top if isinstance(node, ast.Import) for alias in node.names}
+    names |= {node.module or "" for node in top if isinstance(node, ast.ImportFrom)}
+    assert not {n.split(".")[0] for n in names} & {"distributed", "dask"}, names

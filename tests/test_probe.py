@@ -20,6 +20,7 @@ from gamedb.games import load_game
 from gamedb.probe import GameFile, NotStored, UnreadableFile, jujitsu_key
 from gamedb.store import open_db
 from gamedb.store.schema import SCHEMA_REVISION
+from tests.walk import decision_states
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SHIPPED = sorted(DATA.glob("*.shipped.sqlite"))
@@ -35,17 +36,8 @@ EVERY_FAMILY = [("jujitsu(num_cards=4)", True), ("goofspiel(num_cards=4)", True)
 
 def _reachable(spec: str) -> list:
     """Every non-terminal position reachable from the start (reference face)."""
-    game = load_game(spec, canonical_keys=False)
-    seen, todo = set(), [s for _, s in game.initial()]
-    while todo:
-        state = todo.pop()
-        if state in seen or game.value(state) is not None:
-            continue
-        seen.add(state)
-        for a in game.actions(state)[0]:
-            for b in game.actions(state)[1]:
-                todo.extend(s for _, s in game.next(state, a, b))
-    return sorted(seen, key=lambda s: (s.hand1, s.hand2, s.pot, s.diff))
+    states = decision_states(load_game(spec, canonical_keys=False))
+    return sorted(states, key=lambda s: (s.hand1, s.hand2, s.pot, s.diff))
 
 
 @pytest.mark.parametrize("spec", ["jujitsu(num_cards=6)", "jujitsu(num_cards=5,ties=discard)"])

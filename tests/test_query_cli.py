@@ -166,3 +166,29 @@ def test_export_replaces_the_output_only_when_done(built, tmp_path: Path) -> Non
     code, _, _ = run("export", str(built("jujitsu(num_cards=4)")), "-o", str(target), "--quiet")
     assert code == 0 and target.read_text().count("\n") == 32
     assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
+
+
+def test_export_of_an_impartial_file_carries_its_grundy_values(built, tmp_path: Path) -> None:
+    db = built("nim(heaps=1-2-3)")
+    with sqlite3.connect(db) as conn:
+        stored = dict(conn.execute("SELECT key, grundy FROM grundy"))
+    code, out, _ = run("export", str(db), "--quiet")
+    records = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and {r["key"]: r["grundy"] for r in records} == stored
+    assert {0, 1} < set(stored.values())
+    target = tmp_path / "nim.csv"
+    code, _, _ = run("export", str(db), "--format", "csv", "--output", str(target), "--quiet")
+    rows = list(csv.DictReader(target.open()))
+    assert code == 0 and {int(r["key"]): int(r["grundy"]) for r in rows} == stored
+    code, out, _ = run("export", str(built("jujitsu(num_cards=4)")), "--quiet")
+    assert code == 0 and "grundy" not in json.loads(out.splitlines()[0])  # partisan: none
+
+
+def test_export_of_a_damaged_grundy_row_is_one_line(built, tmp_path: Path) -> None:
+    db = tmp_path / "nim.sqlite"
+    shutil.copy(built("nim(heaps=1-2-3)"), db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE grundy SET grundy = 'x' WHERE key = (SELECT max(key) FROM grundy)")
+    code, out, err = run("export", str(db), "--quiet")
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert "the Grundy value 'x' is not a non-negative integer" in err

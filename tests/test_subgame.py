@@ -20,6 +20,7 @@ from gamedb.cli import cli
 from gamedb.games import GameError, load_game
 from gamedb.store import open_db
 from gamedb.subgame import SubgameTooBig, solve_position
+from tests.walk import decision_states
 
 #: Small files whose every position ``solve`` must answer like ``show``.
 #: A solve costs a temporary file (20-50 ms); 5-card Goofspiel has 3,100 + 1,035 positions.
@@ -79,15 +80,8 @@ def _a_real_position_per_key(spec: str) -> dict[int, Any]:
     there (a stored key decodes to ranks, which need not be a real position)."""
     game = load_game(spec)
     found: dict[int, Any] = {}
-    seen, todo = set(), [s for _, s in game.initial()]
-    while todo:
-        state = todo.pop()
-        if state in seen or game.value(state) is not None:
-            continue
-        seen.add(state)
+    for state in decision_states(game):
         found.setdefault(game.canonical(state).key, state)
-        acts1, acts2 = game.actions(state)
-        todo += [s for a in acts1 for b in acts2 for _, s in game.next(state, a, b)]
     return found
 
 
@@ -219,6 +213,24 @@ def test_bad_input_to_solve_is_one_line_exit_1(args: tuple[str, ...], message: s
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], result.stderr
+
+
+@pytest.mark.parametrize("position, refusal", [
+    ("hand1=2,3 hand2=4,5 pot=2 diff=0", None),  # no card pair makes that pot: solved
+    ("hand1=2,3 hand2=4,5 pot=1 diff=0", "pot=1 diff=0 cannot happen after 4 tricks"),
+])
+def test_solve_text_and_json_agree_on_a_position_no_play_reaches(position: str,
+                                                                 refusal: str | None) -> None:
+    """Both answer it, with the same value, or both refuse it in the same one line."""
+    spec = "jujitsu(num_cards=6)"
+    text, as_json = _run("solve", spec, position), _run("solve", spec, position, "--json")
+    assert text.exit_code == as_json.exit_code == (0 if refusal is None else 1), as_json.output
+    if refusal is None:
+        assert "value     -1.000000" in text.stdout
+        assert json.loads(as_json.stdout)["value"] == -1.0
+    else:
+        assert text.stderr == as_json.stderr == f"Error: {refusal}\n"
+        assert text.stdout == as_json.stdout == ""
 
 
 def test_show_of_a_position_not_in_the_file_suggests_solve(built) -> None:

@@ -119,3 +119,53 @@ def test_a_sample_of_an_indexed_game_unranks_the_same_keys_as_a_pass_over_the_la
             assert (_keys_by_index(face, layer, offsets) == _keys_at(db, layer, offsets)).all()
     report = verify(path, sample=300, seed=2)
     assert report.ok and report.checked == 300
+
+
+# -- impartial families: the grundy table (schema 0005) ---------------------------------
+
+@pytest.fixture
+def nim(built, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    path = tmp_path / "nim.sqlite"
+    shutil.copy(built("nim(heaps=1-2-3)"), path)
+    return path
+
+
+def _grundy_key(path: Path, grundy: int) -> int:
+    """A position of the highest layer with that Grundy value (its moves all pass)."""
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT g.key FROM grundy AS g JOIN states AS s ON s.key = g.key "
+                            "WHERE g.grundy = ? ORDER BY s.layer DESC, g.key LIMIT 1",
+                            (grundy,)).fetchone()[0]
+
+
+def test_a_sound_impartial_file_has_every_grundy_value_checked(nim: Path) -> None:
+    report = verify(nim)
+    assert report.ok, (report.failed, report.problems)
+
+
+@pytest.mark.parametrize("change, reason", [
+    ("UPDATE grundy SET grundy = grundy + 1 WHERE key = ?", "mex of its moves"),
+    ("UPDATE grundy SET grundy = 'x' WHERE key = ?", "not a non-negative integer"),
+    ("DELETE FROM grundy WHERE key = ?", "no Grundy value"),
+])
+def test_a_damaged_grundy_row_is_reported_as_its_position_first(nim: Path, change: str,
+                                                                 reason: str) -> None:
+    key = _grundy_key(nim, 1)
+    with sqlite3.connect(nim) as conn:
+        conn.execute(change, (key,))
+    report = verify(nim)
+    assert not report.ok and report.failures >= 1
+    first = report.failed[0]
+    assert (first.key, first.after_successor) == (key, False) and reason in first.reason
+    assert first.position.startswith("heaps=")
+
+
+def test_a_grundy_value_that_contradicts_the_stored_value_is_reported(nim: Path) -> None:
+    """Zero for a position whose value says the mover wins: the mex check and the
+    value check both name it."""
+    key = _grundy_key(nim, 2)
+    with sqlite3.connect(nim) as conn:
+        conn.execute("UPDATE grundy SET grundy = 0 WHERE key = ?", (key,))
+    report = verify(nim)
+    assert not report.ok and report.failed[0].key == key
+    assert "the mover loses" in report.failed[0].reason

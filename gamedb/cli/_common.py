@@ -12,6 +12,8 @@ the time (tests/test_cli_startup.py checks which modules help leaves loaded).
 from __future__ import annotations
 
 import functools
+import re
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar
@@ -62,7 +64,17 @@ class _Group(click.Group):
     Click's own handling prints ``Aborted!`` and exits 1. Commands that can say more
     (``build``: where the work is saved) catch ``KeyboardInterrupt`` themselves first;
     a command writing a file writes it to a temporary name, so nothing partial is left.
+    Run as the program, once the command is over a Ctrl-C has nothing left to stop:
+    it is ignored, and one that lands while the interpreter exits prints no traceback.
     """
+
+    _program = False
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run as the program (the console script, ``python -m gamedb``); click's test
+        runner calls ``main`` and keeps its Ctrl-C."""
+        self._program = True
+        return self.main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -70,6 +82,26 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             ctx.exit(130)
+        except click.UsageError as exc:  # e.g. a 100,000-digit --port: quote it cut short
+            setattr(exc, "message", _cut_short(exc.message))  # click marks it Final
+            raise
+        finally:
+            if self._program:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _cut_short(message: str) -> str:
+    """Shorten every long word of a message as the library's errors do.
+
+    >>> _cut_short("Invalid value: '" + "9" * 500 + "' is not a valid integer.")
+    "Invalid value: '99999999999999999999...' (500 characters) is not a valid integer."
+    """
+    if len(message) <= 200:
+        return message
+    from gamedb.games.base import shown
+
+    quoted = re.sub(r"'([^'\s]{41,})'", lambda m: shown(m.group(1)), message)
+    return re.sub(r"(?<![\S'])\S{41,}", lambda m: shown(m.group(0)), quoted)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

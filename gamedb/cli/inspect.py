@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from gamedb.cli._common import cli, signed, table, user_errors
+from gamedb.cli._common import cli, progress_bar, signed, table, user_errors
 
 if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
     from gamedb.games.base import Game
@@ -95,8 +96,10 @@ _MAX_POSITIONS = 200_000
               help="Refuse a position with more positions below it than this (the count "
                    "is printed); roughly 100,000 positions are solved a second.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@click.option("--quiet", is_flag=True, help="No progress on stderr (shown on a terminal).")
 @user_errors
-def solve_command(spec: str, position: str, max_positions: int, as_json: bool) -> None:
+def solve_command(spec: str, position: str, max_positions: int, as_json: bool,
+                  quiet: bool) -> None:
     """Solve a position of SPEC from itself down, without a database file.
 
     Prints what `gamedb show` prints for the position in a file of the whole game: its
@@ -111,11 +114,16 @@ def solve_command(spec: str, position: str, max_positions: int, as_json: bool) -
     """
     from gamedb.subgame import solve_json, solve_position
 
-    if as_json:  # exactly what show --json prints, moves' values included
-        click.echo(json.dumps(solve_json(spec, position, max_positions=max_positions)))
-        return
-    game, entry = solve_position(spec, position, max_positions=max_positions)
-    click.echo(_entry_text(game, entry, position, as_json=False))
+    with progress_bar(quiet or not sys.stderr.isatty(), "states", warm_up=True) as bar:
+        stage = bar.stage if bar else None
+        if as_json:  # exactly what show --json prints, moves' values included
+            shown = json.dumps(solve_json(spec, position, max_positions=max_positions,
+                                          on_progress=bar, on_stage=stage))
+        else:
+            game, entry = solve_position(spec, position, max_positions=max_positions,
+                                         on_progress=bar, on_stage=stage)
+            shown = _entry_text(game, entry, position, as_json=False)
+    click.echo(shown)
 
 
 def _solve_hint(game: Game[Any], position: str) -> str:

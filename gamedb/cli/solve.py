@@ -59,6 +59,11 @@ def _usable_cpus() -> int:
                    "hand for Goofspiel); the others are stored as with --values-only. "
                    "Default: every layer, except point-difference Goofspiel of 11 or more "
                    "cards: 11 cards in hand and up.")
+@click.option("--cluster", metavar="ADDRESS", callback=lambda ctx, param, value: _cluster(value),
+              help="Solve the chunks on a Dask cluster instead of --workers processes: "
+                   "tcp://HOST:PORT (a running Dask scheduler) or local:N (N worker "
+                   "processes started and stopped here). This process still writes the "
+                   "file. Needs the cluster extra (docs/cluster.md).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--estimate", "only_estimate", is_flag=True,
               help="Print the positions, memory, disk and time the build would take; "
@@ -69,8 +74,8 @@ def _usable_cpus() -> int:
               help="Print the final report (or with --estimate, the estimate) as JSON.")
 @user_errors
 def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int,
-                  values_only: bool, strategies_from: int | None, quiet: bool,
-                  only_estimate: bool, force: bool, as_json: bool) -> None:
+                  values_only: bool, strategies_from: int | None, cluster: str | None,
+                  quiet: bool, only_estimate: bool, force: bool, as_json: bool) -> None:
     """Solve every reachable position of SPEC into a SQLite database.
 
     Without --db the file is SPEC written as a file name, in the current directory
@@ -83,10 +88,12 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
     Example:
         gamedb build "jujitsu(num_cards=8)"      # writes jujitsu_num_cards=8_ties=carry.sqlite
         gamedb build "jujitsu(num_cards=13)" --db j13.sqlite --workers 2
+        gamedb build "goofspiel(num_cards=11)" --db g11.sqlite --cluster tcp://10.0.0.5:8786
         gamedb build "nim(heaps=1-3-5-7)" --db nim.sqlite --quiet --json
         gamedb build "goofspiel(num_cards=13)" --estimate
     """
     from gamedb.build import build
+    from gamedb.cluster import ClusterError
     from gamedb.estimate import available_memory, estimate
     from gamedb.games import load_game
     from gamedb.workers import WorkerDied
@@ -109,16 +116,28 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         with progress_bar(quiet, "states", warm_up=True) as on_progress:
             report = build(game, path, workers=workers, chunk_size=chunk_size,
                            on_progress=on_progress, values_only=values_only,
-                           strategies_from=strategies_from,
+                           strategies_from=strategies_from, cluster=cluster,
                            on_stage=on_progress.stage if on_progress else None,
                            max_memory=None if force else available_memory())
-    except KeyboardInterrupt:
+        click.echo(json.dumps(vars_of(report)) if as_json else _format_report(report))
+    except KeyboardInterrupt:  # also while the report is printed: the same line
         click.echo(f"interrupted: every finished chunk is saved in {path}; "
                    "run the same command to resume", err=True)
         raise SystemExit(130) from None
-    except WorkerDied as exc:
+    except (WorkerDied, ClusterError) as exc:
         raise click.ClickException(f"{path}: {exc}") from None
-    click.echo(json.dumps(vars_of(report)) if as_json else _format_report(report))
+
+
+def _cluster(address: str | None) -> str | None:
+    """Check ``--cluster``'s syntax (a usage error, exit 2) without importing Dask."""
+    from gamedb.cluster import parse_address
+
+    if address is not None:
+        try:
+            parse_address(address)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc)) from None
+    return address
 
 
 def _estimate_table(guess: Estimate) -> str:
@@ -212,9 +231,14 @@ def _verdict(path: Path, report: VerifyReport) -> str:
 
 @cli.command(name="upgrade")
 @click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@click.option("--no-backup", is_flag=True,
+              help="Do not copy the file first (for a file too big to copy). The upgrade "
+                   "is one transaction either way: a failure leaves the file as it was.")
 @user_errors
-def upgrade_command(db_path: Path) -> None:
+def upgrade_command(db_path: Path, no_backup: bool) -> None:
     """Upgrade a database file written by an older gamedb to the current schema.
+
+    A copy of the file is kept beside it (DB.bak-REVISION) unless --no-backup is given.
 
     \b
     Example:
@@ -222,6 +246,7 @@ def upgrade_command(db_path: Path) -> None:
     """
     from gamedb.store.migrate import backup_path, upgrade_file
 
-    before, after = upgrade_file(db_path)
-    click.echo(f"{db_path}: schema {before} -> {after} (backup: {backup_path(db_path, before)})"
+    before, after = upgrade_file(db_path, backup=not no_backup)
+    kept = "no backup" if no_backup else f"backup: {backup_path(db_path, before)}"
+    click.echo(f"{db_path}: schema {before} -> {after} ({kept})"
                if before != after else f"{db_path}: already at schema {after}")

@@ -31,7 +31,7 @@ from gamedb.games.tictoe import Tictoe
 GAMES: dict[str, type[Game[Any]]] = {
     cls.name: cls for cls in (Jujitsu, Goofspiel, OshiZumo, Nim, Tictoe, Hackenbush)}
 
-_SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$")
+_SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_-]*)\s*(?:\((.*)\))?\s*$")
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -84,8 +84,21 @@ def _parameter_parts(body: str, params: dict[str, Param]) -> list[str]:
 
 
 def _unknown_game(name: str) -> str:
-    """The message for an unknown family, with the family it differs from only in case."""
-    close = [known for known in GAMES if known == name.lower()]
+    """The message for an unknown family, with the family it nearly spells, if any.
+
+    >>> _unknown_game("oshi-zumo")
+    "unknown game 'oshi-zumo'; did you mean oshi_zumo?"
+    >>> _unknown_game("goofpsiel")
+    "unknown game 'goofpsiel'; did you mean goofspiel?"
+    """
+    def plain(text: str) -> str:  # case, '-' and '_' do not count
+        return re.sub(r"[^a-z0-9]", "", text.lower())
+
+    typed = plain(name)
+    close = [known for known in GAMES if plain(known) == typed  # or letters swapped, or cut
+             or sorted(plain(known)) == sorted(typed)
+             or (len(typed) >= 4 and plain(known).startswith(typed)
+                 and len(plain(known)) - len(typed) <= 2)]
     hint = f"did you mean {close[0]}?" if close else f"known games: {', '.join(sorted(GAMES))}"
     return f"unknown game {name!r}; {hint}"
 

@@ -145,8 +145,14 @@ class Capabilities:
     prize_field: str | None = None
     """The state attribute holding a revealed prize (agents that bid by the prize)."""
     independent_prizes: bool = False
-    """Prizes 1..num_cards are drawn uniformly at random and tied prizes are discarded,
+    """Prizes 1..``cards`` are drawn uniformly at random and tied prizes are discarded,
     so rounds are independent and per-prize closed forms apply (``play.level_k``)."""
+    cards: int = 0
+    """The prizes and each full hand are the cards 1..cards (agents that bid by the
+    prize, ``play.agents.LevelK``); 0 for games without prize cards."""
+    win_loss: bool = False
+    """The payoff is the sign of the final point difference (win 1, draw 0, loss -1),
+    not the difference itself (``play.level_k``)."""
     axes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     """Range (low, high) of each position field, for plot axes."""
     impartial: bool = False
@@ -169,8 +175,8 @@ def format_spec(name: str, params: Mapping[str, Any]) -> str:
 class Game(Generic[S]):
     """Base class of every game family: the contracts in one place, the dull defaults.
 
-    A family subclasses it, sets ``name``, ``params``, ``layer_span`` and
-    ``state_type``, calls ``super().__init__(**params)`` and sets ``layout`` (a
+    A family subclasses it, sets ``name``, ``params``, ``layer_span``, ``state_type``
+    and ``rules`` (checked by ``tests/games/test_rules.py``), calls ``super().__init__(**params)`` and sets ``layout`` (a
     ``KeyLayout``) and ``capabilities``; it writes ``initial``, ``actions``, ``next``,
     ``value``, ``layer``, ``canonical``, ``parse_position`` and ``format_position``, and
     may override the defaults below. Its keys are canonical: ``games.raw.RawKeys``
@@ -319,6 +325,17 @@ def _fields_of(s: Any) -> dict[str, int]:
     return {name: getattr(s, name) for name in s.__dataclass_fields__}
 
 
+def param_values(game: Game[Any]) -> dict[str, Any]:
+    """Return the value of each of ``game``'s parameters by name (as its spec gives it;
+    a family keeps each parameter as an attribute of the same name).
+
+    >>> from gamedb.games import load_game
+    >>> param_values(load_game("oshi_zumo(coins=5)"))
+    {'coins': 5, 'size': 3, 'min_bid': 1, 'alesia': False}
+    """
+    return {p.name: getattr(game, p.name) for p in game.params}
+
+
 def named_actions(game: Game[S], s: S) -> dict[int, dict[int, str]]:
     """Return each player's legal actions at ``s`` with their names for people.
 
@@ -377,6 +394,6 @@ def shown(text: str, limit: int = 20) -> str:
 __all__ = [
     "LAYER_SHIFT", "MAX_DIGITS", "TERMINAL", "BuildCosts", "Canonical", "Capabilities", "Distribution",
     "Expansion", "Floats", "Game", "GameError", "Keys", "Param", "Root", "StateKey",
-    "format_spec", "layer_bounds", "layers_of", "named_actions", "parse_integer",
+    "format_spec", "layer_bounds", "layers_of", "named_actions", "param_values", "parse_integer",
     "reference_expand", "root_of", "shown", "successor_table",
 ]

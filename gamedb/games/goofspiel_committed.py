@@ -31,7 +31,7 @@ import numpy.typing as npt
 from gamedb.bits import Mask, cards, full
 from gamedb.games.base import (
     LAYER_SHIFT, TERMINAL, Canonical, Capabilities, Distribution, Expansion, Game, GameError,
-    Keys, format_spec,
+    Keys, format_spec, shown,
 )
 from gamedb.games.goofspiel import Goofspiel
 from gamedb.games.layout import Field, KeyLayout
@@ -182,19 +182,38 @@ class GoofspielCommitted(Game[Any]):
 
     # -- positions as text -----------------------------------------------------------
 
-    def parse_position(self, text: str) -> CommittedState:
-        """Read ``start`` (or the start written out): the only position."""
+    def parse_position(self, text: str) -> CommittedState | CommittedEnd:
+        """Read ``start`` (or the start written out), or the end: ``order1=3-1-2 order2=...``."""
         hand = full(self.num_cards)
         start = CommittedState(hand, hand, hand)
+        if text.strip().startswith("order1="):
+            return self._parse_end(text)
         if text.strip() not in ("start", self.format_position(start)):
             raise GameError(f"committed=true has one position, the start "
-                            f"({self.format_position(start)}); got {text.strip()!r}")
+                            f"({self.format_position(start)}); got {shown(text.strip())}")
         return start
 
-    def format_position(self, s: CommittedState) -> str:
-        """Write the start: every card in both hands and every prize."""
+    def format_position(self, s: CommittedState | CommittedEnd) -> str:
+        """Write the start (every card in both hands and every prize), or the end (both
+        players' orders, as ``action_name`` writes them)."""
+        if isinstance(s, CommittedEnd):
+            return (f"order1={self.action_name(s, 1, s.order1)} "
+                    f"order2={self.action_name(s, 2, s.order2)}")
         return " ".join(f"{name}={','.join(map(str, cards(mask))) or '-'}" for name, mask in (
             ("hand1", s.hand1), ("hand2", s.hand2), ("prizes", s.prizes)))
+
+    def _parse_end(self, text: str) -> CommittedEnd:
+        """Read ``order1=A order2=B``, each an order of the cards 1..n written ``3-1-2``."""
+        fields = dict(part.partition("=")[::2] for part in text.split())
+        if sorted(fields) != ["order1", "order2"]:
+            raise GameError("the end of committed=true is written order1=... order2=...; "
+                            f"got {shown(text)}")
+        labels = {"-".join(map(str, row)): label for label, row in enumerate(self.orders.tolist())}
+        for name in ("order1", "order2"):
+            if fields[name] not in labels:
+                raise GameError(f"{name} must be an order of the cards 1..{self.num_cards} written "
+                                f"with '-' (e.g. {next(iter(labels))}), got {shown(fields[name])}")
+        return CommittedEnd(labels[fields["order1"]], labels[fields["order2"]])
 
 
 __all__ = ["CommittedEnd", "CommittedState", "GoofspielCommitted", "MAX_CARDS", "orders",

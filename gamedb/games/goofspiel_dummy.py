@@ -130,7 +130,7 @@ class GoofspielDummy(Game[DummyState]):
         total = n * (n + 1) // 2
         # no round_points: the dummy's bid decides too (``play`` scores the higher card)
         self.capabilities = Capabilities(
-            "card", prize_field="prize",
+            "card", prize_field="prize", cards=n, win_loss=self.win_loss,
             axes={"prize": (1, n), **({"diff": (-total, total)} if self.win_loss else {})})
 
     # -- reference face ------------------------------------------------------------

@@ -37,13 +37,13 @@ import numpy as np
 import numpy.typing as npt
 
 from gamedb.games.base import LAYER_SHIFT, GameError
-from gamedb.games.goofspiel import (
-    _OFF_PRIZES, _OFF_TABLE, _decode_hands, _fill_cards, _hands_code,
+from gamedb.games.card_kernels import fill_cards
+from gamedb.games.goofspiel_keys import (
+    _OFF_PRIZES, _OFF_TABLE, Int, _decode_hands, _hands_code,
 )
 from gamedb.games.indexed import Floats, Ints
 from gamedb.jit import njit
 
-Int = int | np.int64  # an integer inside compiled code
 Signs = npt.NDArray[np.int8]
 
 
@@ -101,6 +101,9 @@ class GoofspielIndex:
     """The indexed face (``games.indexed.IndexedFace``) of point-difference Goofspiel
     with random prize order and discarded ties; keys are ``goofspiel-v1`` keys."""
 
+    #: Bytes of a row's two strategy texts (``gamedb.estimate``), calibrated on 9-11 cards.
+    strategy_disk = 195
+
     def __init__(self, n: int, lay: Ints):
         """``lay``: the layout constants of the game's compiled helpers."""
         self.n, self._lay = n, lay
@@ -156,14 +159,10 @@ class GoofspielIndex:
         """Return the k x k stage games of indices start..stop-1 (whole h-blocks)."""
         tables = self.layer(layer)
         first, last = _blocks(tables, start, stop)
-        if below is None and layer > 1:
-            raise ValueError(f"layer {layer} needs the chance values of layer {layer - 1}")
-        payoffs = np.empty((stop - start, layer, layer))
-        chance = np.zeros(1) if below is None else below
+        chance, payoffs = chance_below(layer, below), np.empty((stop - start, layer, layer))
         _stage_games(first, last, layer, self.n, tables.hidden, self.colex, tables.succ,
                      tables.sign, chance, payoffs)
-        counts = np.full(stop - start, layer, np.int64)
-        return payoffs, counts, counts.copy()
+        return square_games(payoffs)
 
     def summarize(self, layer: int, start: int, stop: int, values: Floats) -> Floats:
         """Return the chance values C_k of the chunk's hand classes."""
@@ -208,15 +207,13 @@ class GoofspielIndex:
     def sorted_games(self, layer: int, start: int, stop: int,
                      below: Floats | None) -> tuple[Floats, Ints, Ints]:
         """Return the k x k stage games of positions start..stop-1 in key order."""
-        if below is None and layer > 1:
-            raise ValueError(f"layer {layer} needs the chance values of layer {layer - 1}")
+        chance = chance_below(layer, below)
         prize, hidden, _ = self._sorted_blocks(layer, start, stop)
         tables = self.layer(layer)
         payoffs = np.empty((stop - start, layer, layer))
         _sorted_games(prize, hidden, layer, len(tables.hidden), self.colex, tables.succ,
-                      tables.sign, np.zeros(1) if below is None else below, payoffs)
-        counts = np.full(stop - start, layer, np.int64)
-        return payoffs, counts, counts.copy()
+                      tables.sign, chance, payoffs)
+        return square_games(payoffs)
 
     def accumulate(self, layer: int, start: int, stop: int, values: Floats,
                    summary: Floats) -> None:
@@ -233,13 +230,27 @@ class GoofspielIndex:
         block = len(codes)
         if start % block or stop % block or not 0 <= start < stop <= self.size(layer):
             raise ValueError(f"range {start}..{stop} does not hold whole blocks of layer {layer}")
-        prize, hidden = _block_table(self.n, layer)
+        prize, hidden = block_table(self.n, layer)
         first, last = start // block, stop // block
         return prize[first:last], hidden[first:last], codes
 
 
+def chance_below(layer: int, below: Floats | None) -> Floats:
+    """Return the summary that ``layer``'s stage games read (a dummy for layer 1, which
+    reads none); ValueError when a higher layer is not given it."""
+    if below is None and layer > 1:
+        raise ValueError(f"layer {layer} needs the chance values of layer {layer - 1}")
+    return np.zeros(1) if below is None else below
+
+
+def square_games(payoffs: Floats) -> tuple[Floats, Ints, Ints]:
+    """Return a batch of k x k stage games as (payoffs, n_rows, n_cols)."""
+    counts = np.full(len(payoffs), payoffs.shape[1], np.int64)
+    return payoffs, counts, counts.copy()
+
+
 @functools.lru_cache(maxsize=4)
-def _block_table(n: int, k: int) -> tuple[Ints, Ints]:
+def block_table(n: int, k: int) -> tuple[Ints, Ints]:
     """Return the blocks (p, Q) of layer k in key order: p increasing, then Q's mask
     (cached and read-only: a sampled ``verify`` asks for one block at a time)."""
     pairs = [(p, q) for p in range(1, n + 1) for q in masks_of(n, k - 1).tolist()
@@ -261,12 +272,17 @@ def _sorted_games(prize: Ints, hidden: Ints, k: int, nq: int, colex: Ints, succ:
         for h in range(succ.shape[0]):
             for a in range(k):
                 for b in range(k):
-                    w = 0.0
-                    if k > 1:
-                        s = succ[h, a, b]
-                        w = -chance[(-1 - s) * nq + cq] if s < 0 else chance[s * nq + cq]
+                    w = _chance_value(chance, succ[h, a, b], nq, cq) if k > 1 else 0.0
                     out[i, a, b] = p * sign[h, a, b] + w
             i += 1
+
+
+@njit(cache=True, inline="always")
+def _chance_value(chance: Floats, s: Int, nq: int, cq: Int) -> float:
+    """C_{k-1}[s, Q] for a successor class s (``Layer.succ``: -1 - class when stored
+    player-swapped, so the value is negated), Q of colex rank cq among nq sets."""
+    value: float = -chance[(-1 - s) * nq + cq] if s < 0 else chance[s * nq + cq]
+    return value
 
 
 @njit(cache=True)
@@ -321,21 +337,22 @@ def colex_table(n: int) -> Ints:
     return rank
 
 
-def canonical_codes(n: int, k: int, lay: Ints) -> Ints:
+def canonical_codes(n: int, k: int, lay: Ints, *, reduce: bool = True) -> Ints:
     """Return the sorted canonical hand codes of layer k, from every pair of real hands
-    (at most C(13, 6)^2 = 2.9 M pairs)."""
-    codes: Ints = np.unique(_pair_codes(masks_of(n, k), lay))
+    (at most C(13, 6)^2 = 2.9 M pairs): the smaller of each pair's code and its player
+    swap's (H_k classes), or with ``reduce`` False every raw pattern (S_k, win/loss)."""
+    codes: Ints = np.unique(_pair_codes(masks_of(n, k), lay, reduce))
     return codes
 
 
 @njit(cache=True)
-def _pair_codes(masks: Ints, lay: Ints) -> Ints:
+def _pair_codes(masks: Ints, lay: Ints, reduce: bool) -> Ints:
     out = np.empty(len(masks) * len(masks), np.int64)
     i = 0
     for a in masks:
         for b in masks:
             code, twin = _hands_code(a, b, lay)
-            out[i] = min(code, twin)
+            out[i] = min(code, twin) if reduce else code
             i += 1
     return out
 
@@ -348,6 +365,15 @@ def _nth_card(mask: Int, i: int) -> Int:
     return mask & -mask
 
 
+@njit(cache=True, inline="always")
+def after_bids(h1: Int, h2: Int, a: int, b: int, lay: Ints) -> tuple[int, int, int]:
+    """Return the sign of bids a, b (the a-th and b-th card of each hand, from the
+    lowest) and the hands fields of the hands after them and of their player swap."""
+    x, y = _nth_card(h1, a), _nth_card(h2, b)
+    code, twin = _hands_code(h1 & ~x, h2 & ~y, lay)
+    return (1 if x > y else (-1 if x < y else 0)), code, twin
+
+
 @njit(cache=True)
 def _transitions(codes: Ints, lower: Ints, k: int, lay: Ints) -> tuple[Ints, Signs]:
     """Return (succ, sign) of layer k (see ``Layer``); ``lower``: codes of layer k - 1."""
@@ -356,14 +382,11 @@ def _transitions(codes: Ints, lower: Ints, k: int, lay: Ints) -> tuple[Ints, Sig
     for h in range(len(codes)):
         h1, h2 = _decode_hands((k << LAYER_SHIFT) | codes[h], lay)
         for a in range(k):
-            x = _nth_card(h1, a)
             for b in range(k):
-                y = _nth_card(h2, b)
-                sign[h, a, b] = 1 if x > y else (-1 if x < y else 0)
+                s, code, twin = after_bids(h1, h2, a, b, lay)
+                sign[h, a, b] = s
                 if k > 1:
-                    code, twin = _hands_code(h1 & ~x, h2 & ~y, lay)
-                    c = min(code, twin)
-                    r = np.searchsorted(lower, c)
+                    r = np.searchsorted(lower, min(code, twin))
                     succ[h, a, b] = -1 - r if twin < code else r
     return succ, sign
 
@@ -374,8 +397,8 @@ def _rank_labels(codes: Ints, k: int, lay: Ints) -> tuple[Ints, Ints]:
     row, col = np.empty((len(codes), k), np.int64), np.empty((len(codes), k), np.int64)
     for h in range(len(codes)):
         h1, h2 = _decode_hands((k << LAYER_SHIFT) | codes[h], lay)
-        _fill_cards(h1, row[h])
-        _fill_cards(h2, col[h])
+        fill_cards(h1, row[h])
+        fill_cards(h2, col[h])
     return row, col
 
 
@@ -440,11 +463,7 @@ def _stage_games(first: int, last: int, k: int, n: int, hidden: Ints, colex: Int
             if k > 1:
                 for a in range(k):
                     for b in range(k):
-                        s = succ[h, a, b]
-                        if s < 0:
-                            W[a, b] = -chance[(-1 - s) * nq + colex[q]]
-                        else:
-                            W[a, b] = chance[s * nq + colex[q]]
+                        W[a, b] = _chance_value(chance, succ[h, a, b], nq, colex[q])
             for p in range(1, n + 1):
                 if (q >> (p - 1)) & 1:
                     continue
@@ -478,5 +497,5 @@ def _chance_values(values: Floats, first: int, last: int, k: int, n: int, sets: 
     return out
 
 
-__all__ = ["GoofspielIndex", "Layer", "canonical_codes", "colex_table", "layer_size",
-           "masks_of", "patterns"]
+__all__ = ["GoofspielIndex", "Layer", "after_bids", "block_table", "canonical_codes",
+           "chance_below", "colex_table", "layer_size", "masks_of", "patterns", "square_games"]

@@ -33,10 +33,13 @@ from math import comb
 import numpy as np
 
 from gamedb.games.base import LAYER_SHIFT
-from gamedb.games.goofspiel import (
+from gamedb.games.goofspiel_keys import (
     _HALF, _OFF_DIFF, _OFF_PRIZES, _OFF_TABLE, _decode_hands, _hands_code, _points,
 )
-from gamedb.games.goofspiel_index import _nth_card, _rank_labels, colex_table, masks_of
+from gamedb.games.goofspiel_index import (
+    _rank_labels, after_bids, block_table, canonical_codes, chance_below, colex_table, masks_of,
+    square_games,
+)
 from gamedb.games.indexed import Floats, Ints
 from gamedb.jit import njit
 
@@ -70,7 +73,7 @@ class WinLossIndex:
         """``lay``: the layout constants of the game's compiled helpers."""
         self.n, self._lay = n, lay
         self.colex = colex_table(n)
-        self._codes = {k: pattern_codes(n, k, lay) for k in range(1, n + 1)}
+        self._codes = {k: canonical_codes(n, k, lay, reduce=False) for k in range(1, n + 1)}
         self._tables: dict[int, tuple[Ints, Ints, np.ndarray]] = {}
         self._reach: dict[int, Ints] | None = None
         self._blocks: dict[int, tuple[Ints, Ints, Ints, Ints]] = {}
@@ -170,18 +173,15 @@ class WinLossIndex:
     def sorted_games(self, layer: int, start: int, stop: int,
                      below: Floats | None) -> tuple[Floats, Ints, Ints]:
         """Return the k x k stage games of positions start..stop-1 in key order."""
-        if below is None and layer > 1:
-            raise ValueError(f"layer {layer} needs the chance values of layer {layer - 1}")
+        chance = chance_below(layer, below)
         block, code = self._positions(layer, start, stop)
         score, prize, hidden, _ = self.blocks(layer)
         _, succ, sign = self.tables(layer)
         payoffs = np.empty((stop - start, layer, layer))
         n = self.n
-        _games(block, code, score, prize, hidden, layer, self.colex, succ, sign,
-               np.zeros(1) if below is None else below, comb(n, layer - 1),
-               radius(n, layer - 1) if layer > 1 else 0, payoffs)
-        counts = np.full(stop - start, layer, np.int64)
-        return payoffs, counts, counts.copy()
+        _games(block, code, score, prize, hidden, layer, self.colex, succ, sign, chance,
+               comb(n, layer - 1), radius(n, layer - 1) if layer > 1 else 0, payoffs)
+        return square_games(payoffs)
 
     def accumulate(self, layer: int, start: int, stop: int, values: Floats,
                    summary: Floats) -> None:
@@ -230,23 +230,6 @@ class WinLossIndex:
         return summary
 
 
-def pattern_codes(n: int, k: int, lay: Ints) -> Ints:
-    """Return the sorted raw hand patterns of layer k (S_k of them, not swap-reduced)."""
-    codes: Ints = np.unique(_pair_codes(masks_of(n, k), lay))
-    return codes
-
-
-@njit(cache=True)
-def _pair_codes(masks: Ints, lay: Ints) -> Ints:
-    out = np.empty(len(masks) * len(masks), np.int64)
-    i = 0
-    for a in masks:
-        for b in masks:
-            out[i] = _hands_code(a, b, lay)[0]
-            i += 1
-    return out
-
-
 @njit(cache=True)
 def _transitions(codes: Ints, lower: Ints, k: int, lay: Ints) -> tuple[Ints, Ints, np.ndarray]:
     """Return (twin, succ, sign) of layer k; ``lower``: the patterns of layer k - 1."""
@@ -257,12 +240,11 @@ def _transitions(codes: Ints, lower: Ints, k: int, lay: Ints) -> tuple[Ints, Int
         h1, h2 = _decode_hands((k << LAYER_SHIFT) | codes[c], lay)
         twin[c] = np.searchsorted(codes, _hands_code(h1, h2, lay)[1])
         for a in range(k):
-            x = _nth_card(h1, a)
             for b in range(k):
-                y = _nth_card(h2, b)
-                sign[c, a, b] = 1 if x > y else (-1 if x < y else 0)
+                s, code, _ = after_bids(h1, h2, a, b, lay)
+                sign[c, a, b] = s
                 if k > 1:
-                    succ[c, a, b] = np.searchsorted(lower, _hands_code(h1 & ~x, h2 & ~y, lay)[0])
+                    succ[c, a, b] = np.searchsorted(lower, code)
     return twin, succ, sign
 
 
@@ -291,13 +273,11 @@ def _forward(reach: Ints, lower: Ints, sets: Ints, colex: Ints, succ: Ints, sign
 
 
 def _block_table(n: int, k: int) -> tuple[Ints, Ints, Ints]:
-    """Return the blocks (d, p, Q) of layer k in key order: d from -R_k to 0, then p,
-    then Q's mask (Q a (k - 1)-set without p)."""
-    hidden = masks_of(n, k - 1).tolist()
-    rows = [(d, p, q) for d in range(-radius(n, k), 1) for p in range(1, n + 1)
-            for q in hidden if not (q >> (p - 1)) & 1]
-    table = np.array(rows, np.int64).reshape(-1, 3)
-    return table[:, 0].copy(), table[:, 1].copy(), table[:, 2].copy()
+    """Return the blocks (d, p, Q) of layer k in key order: d from -R_k to 0, then the
+    point-difference face's blocks (p, Q) (``goofspiel_index.block_table``)."""
+    prize, hidden = block_table(n, k)
+    scores = np.arange(-radius(n, k), 1, dtype=np.int64)
+    return np.repeat(scores, len(prize)), np.tile(prize, len(scores)), np.tile(hidden, len(scores))
 
 
 @njit(cache=True)
@@ -381,4 +361,4 @@ def _accumulate(values: Floats, block: Ints, code: Ints, score: Ints, prize: Int
             out[(t * nsets + cp) * width - d + r] += (-1.0 / k) * values[i]
 
 
-__all__ = ["MAX_CARDS", "WinLossIndex", "pattern_codes", "radius"]
+__all__ = ["MAX_CARDS", "WinLossIndex", "radius"]

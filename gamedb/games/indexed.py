@@ -26,6 +26,9 @@ class IndexedFace(Protocol):
     """Contracts of an indexed face (``tests/games/test_goofspiel_index.py`` checks
     Goofspiel's against the keys and values of the generic builder)."""
 
+    strategy_disk: int
+    """Bytes of a row's two strategy texts in a finished file (``gamedb.estimate``)."""
+
     def layers(self) -> Sequence[int]:
         """Return the layers in solving order; each reads only the summary of the
         layer before it in this order (the first reads none)."""

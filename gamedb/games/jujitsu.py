@@ -33,6 +33,7 @@ from gamedb.games.base import (
     LAYER_SHIFT, BuildCosts, Canonical, Capabilities, Distribution, Expansion, Floats, Game,
     GameError, Keys, Param,
 )
+from gamedb.games.card_kernels import fill_cards
 from gamedb.games.layout import Field, KeyLayout
 from gamedb.games.text import (format_cards, parse_cards, parse_fields, parse_int, require_fields,
                                with_defaults)
@@ -319,8 +320,8 @@ def _expand(keys: Keys, k: int, n: int, carry: int) -> tuple[Keys, Keys, Keys, F
         h1, h2 = key & hand, (key >> n) & hand
         pot = (key >> (2 * n)) & ((1 << _POT_BITS) - 1)
         diff = ((key >> (2 * n + _POT_BITS)) & ((1 << _DIFF_BITS) - 1)) - _DIFF_OFFSET
-        _fill_cards(h1, c1)
-        _fill_cards(h2, c2)
+        fill_cards(h1, c1)
+        fill_cards(h2, c2)
         row[i, :] = c1
         col[i, :] = c2
         for a in range(k):
@@ -341,16 +342,3 @@ def _expand(keys: Keys, k: int, n: int, carry: int) -> tuple[Keys, Keys, Keys, F
                     succ[i, a, b, 0] = s
                     weight[i, a, b, 0] = -1.0 if swapped else 1.0
     return row, col, succ, weight
-
-
-@numba.njit(cache=True)
-def _fill_cards(mask: int, out: Keys) -> None:
-    j = 0
-    while mask:
-        low = mask & -mask
-        c = 0
-        while low >> c:
-            c += 1
-        out[j] = c
-        j += 1
-        mask ^= low

@@ -17,59 +17,33 @@ A raw layout may leave out only what the canonical one leaves out and banks as
 
 from __future__ import annotations
 
-from typing import Any
+from gamedb.games.base import Canonical, Expansion, Game, Keys, S, reference_expand
+from gamedb.games.indexed import IndexedFace
+from gamedb.games.wrapper import Wrapper
 
-from gamedb.games.base import Canonical, Distribution, Expansion, Game, Keys, S, reference_expand
 
-
-class RawKeys(Game[S]):
+class RawKeys(Wrapper[S]):
     """``game`` with every real position stored under its own key (no reduction)."""
 
     canonical_keys = False
 
     def __init__(self, game: Game[S]):
-        self.game = game
-        self.name, self.params, self.spec = game.name, game.params, game.spec  # type: ignore[misc]
-        self.layer_span, self.state_type = game.layer_span, game.state_type  # type: ignore[misc]
-        self.layout, self.capabilities = game.raw_layout, game.capabilities
-        self.rules = game.rules  # type: ignore[misc]
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.game, name)  # the family's parameters: num_cards, heaps, ...
+        super().__init__(game)
+        self.layout, self.canonical_keys = game.raw_layout, False
 
     @property
     def key_layout(self) -> str:
         """The game's layout name with ``-raw``."""
         return self.layout.name + "-raw"
 
-    def initial(self) -> Distribution[S]:
-        return self.game.initial()
-
-    def chance(self, s: S) -> Distribution[S] | None:
-        return self.game.chance(s)
-
-    def actions(self, s: S) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        return self.game.actions(s)
-
-    def action_name(self, s: S, player: int, action: int) -> str:
-        return self.game.action_name(s, player, action)
-
-    def next(self, s: S, a: int, b: int) -> Distribution[S]:
-        return self.game.next(s, a, b)
-
-    def value(self, s: S) -> float | None:
-        return self.game.value(s)
-
-    def layer(self, s: S) -> int:
-        return self.game.layer(s)
-
     def key(self, s: S) -> int:
         """Encode ``s`` in the raw layout."""
-        return self.game.key(s) if self.layout is self.game.layout else super().key(s)
+        return self.game.key(s) if self.layout is self.game.layout else Game.key(self, s)
 
     def decode(self, key: int) -> S:
         """Decode a raw key."""
-        return self.game.decode(key) if self.layout is self.game.layout else super().decode(key)
+        return (self.game.decode(key) if self.layout is self.game.layout
+                else Game.decode(self, key))
 
     def canonical(self, s: S) -> Canonical:
         """Return the raw key of ``s``; every action is its own label.
@@ -82,18 +56,13 @@ class RawKeys(Game[S]):
         return Canonical(self.key(s), False, ({a: a for a in acts1}, {b: b for b in acts2}),
                          offset)
 
-    def parse_position(self, text: str) -> S:
-        return self.game.parse_position(text)
-
-    def format_position(self, s: S) -> str:
-        return self.game.format_position(s)
-
-    def unreachable(self, s: S) -> str | None:
-        return self.game.unreachable(s)
-
     def expand(self, keys: Keys) -> Expansion:
         """Return the successors from the reference face."""
         return reference_expand(self, keys)
+
+    def indexed_face(self) -> IndexedFace | None:
+        """None: an indexed face covers the canonical keys; raw builds enumerate."""
+        return None
 
 
 __all__ = ["RawKeys"]

@@ -124,7 +124,7 @@ class LevelK:
     def policy(self, game: Game[Any], state: Any, player: int) -> Policy:
         if self.k == 0:
             return Uniform().policy(game, state, player)
-        n = int(getattr(game, "num_cards"))
+        n = game.capabilities.cards
         acts = my_actions(game, state, player)
         return _point(_nearest(acts, self.bid(revealed_prize(game, state), n)))
 

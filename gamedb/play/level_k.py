@@ -57,14 +57,14 @@ def prize_match(game: Game[Any], agent1: Agent, agent2: Agent) -> MatchResult | 
     """
     if not applies(game, agent1, agent2):
         return None
-    n: int = getattr(game, "num_cards")
+    n = game.capabilities.cards
     f1, f2 = bids_by_prize(agent1, n), bids_by_prize(agent2, n)
     total = n * (n + 1) // 2
     dist = _difference_distribution(n, f1, f2)  # index diff + total
     diffs = np.arange(-total, total + 1, dtype=float)
     points_for = sum(p * _p_beats(f1, f2, p, n) for p in range(1, n + 1))
     points_against = sum(p * _p_beats(f2, f1, p, n) for p in range(1, n + 1))
-    win_loss = getattr(game, "returns_type") == "win_loss"
+    win_loss = game.capabilities.win_loss
     if dist is None:  # two uniform agents, too many cards to enumerate
         payoff = 0.0 if win_loss else points_for - points_against
         return MatchResult(agent1.name, agent2.name, payoff, float("nan"), float("nan"),
@@ -159,7 +159,7 @@ def level_k_table(game: Game[Any], levels: Sequence[int] | None = None,
     """
     if not game.capabilities.independent_prizes:
         raise GameError(f"{game.spec}: the level-k table needs independent prizes")
-    n: int = getattr(game, "num_cards")
+    n = game.capabilities.cards
     order, table = range(n + 1) if levels is None else levels, {}
     for i in order:
         for j in order:

@@ -64,14 +64,18 @@ def play_session(db: GameDB, read: Read, write: Write, *, seat: int = 1,
         state = sample(game.next(state, a, b), rng)
     mine_payoff = pov(payoff, seat)
     verdict = "you win" if mine_payoff > 0 else "you lose" if mine_payoff < 0 else "a draw"
-    write(f"\nGame over after {rounds} rounds: {verdict} (payoff {mine_payoff:+g}).")
+    write(f"\nGame over after {rounds} round{'s' * (rounds != 1)}: {verdict} "
+          f"(payoff {mine_payoff:+g}).")
     return SessionResult(True, mine_payoff, rounds)
 
 
 def _ask(game: Any, state: Any, seat: int, read: Read, write: Write, eq: Equilibrium,
          previous: Any) -> int | None:
     legal = named_actions(game, state)[seat]
-    typed = {str(a): a for a in legal} | {name: a for a, name in legal.items()}
+    # a name, or the number of a move named by a word (a pass); never the internal
+    # number of a move named otherwise (committed Goofspiel's order 3-2-1 is not "5")
+    typed = {str(a): a for a, name in legal.items() if not any(c.isdigit() for c in name)}
+    typed |= {name: a for a, name in legal.items()}
     noun, names = game.action_noun, ", ".join(legal.values())
     while True:
         line = read(f"your {noun} ({names}; ? explains, quit ends)> ")
@@ -82,7 +86,7 @@ def _ask(game: Any, state: Any, seat: int, read: Read, write: Write, eq: Equilib
             for label, where in (("now", state), ("previous position", previous)):
                 if where is not None:
                     write(explain(eq, where, label))
-        elif text in typed:  # a name or the number (a pass is also its number)
+        elif text in typed:
             return typed[text]
         else:
             write(f"{shown(text)} is not a legal {noun}; choose one of {names}")

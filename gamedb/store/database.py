@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -34,7 +34,7 @@ from gamedb.store.engine import (
     BuildProgress, read_meta, readonly_engine, sqlite_connection, writable_engine,
 )
 from gamedb.store.errors import DamagedFile, NotSolved, SpecMismatch
-from gamedb.store.views import VIEWS, view_ddl
+from gamedb.store.views import VIEWS
 from gamedb.store.migrate import check_schema
 
 
@@ -121,6 +121,11 @@ class StoredRows:
         return values
 
 
+def is_grundy(cell: Any) -> TypeGuard[int]:
+    """True for a stored Grundy cell gamedb could have written: an int >= 0."""
+    return isinstance(cell, int) and not isinstance(cell, bool) and cell >= 0
+
+
 class GameDB:
     """A gamedb file opened for reading; use ``open_db``."""
 
@@ -189,12 +194,24 @@ class GameDB:
         if key is None:  # no move is left
             return 0
         row = self._raw.execute("SELECT grundy FROM grundy WHERE key = ?", (key,)).fetchone()
-        if row is None:
-            return None
-        if not isinstance(row[0], int) or isinstance(row[0], bool) or row[0] < 0:
-            raise DamagedFile(self.path, f"key {key}: the Grundy value {shown(str(row[0]))} "
+        return None if row is None else self.checked_grundy(key, row[0])
+
+    def checked_grundy(self, key: int, cell: Any) -> int:
+        """Return a stored Grundy cell as an int, or raise ``DamagedFile``."""
+        if not is_grundy(cell):
+            raise DamagedFile(self.path, f"key {key}: the Grundy value {shown(str(cell))} "
                               "is not a non-negative integer")
-        return int(row[0])
+        return int(cell)
+
+    def grundy_cells(self, keys: npt.NDArray[np.int64]) -> dict[int, Any]:
+        """Return the stored ``grundy`` cells of ``keys`` (sorted), as stored: a key
+        without a row is left out (an impartial family's table, schema 0005)."""
+        if not len(keys):
+            return {}
+        rows = self._raw.execute("SELECT key, grundy FROM grundy WHERE key BETWEEN ? AND ?",
+                                 (int(keys[0]), int(keys[-1])))
+        wanted = set(keys.tolist())
+        return {key: cell for key, cell in rows if key in wanted}
 
     def stores_strategies(self, layer: int | None = None) -> bool:
         """True if the file stores the strategies of ``layer`` (of every layer when
@@ -411,7 +428,7 @@ def check_tables(conn: Connection, path: Path, game: Game[Any]) -> None:
     """Raise ``DamagedFile`` if a table or view gamedb creates is missing."""
     names = {name for (name,) in conn.execute(text(
         "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))}
-    wanted = ["layers", "states", "strategies", *(VIEWS if view_ddl(game) else ()),
+    wanted = ["layers", "states", "strategies", *VIEWS,
               *(("grundy",) if game.capabilities.impartial else ())]
     missing = [name for name in wanted if name not in names]
     if missing:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import sqlite3
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,14 @@ from gamedb.games.base import shown
 from gamedb.store.errors import DamagedFile, NotAGameDB
 
 
+#: The builder's SQLite page cache. Rows are appended in key order (a rowid B-tree's
+#: rightmost path), so a bigger cache buys no speed; 256 MiB (the old setting) filled up
+#: on every build over ~250 MB of file and was most of the peak memory of 8-9 card
+#: Goofspiel (9-card win/loss values only: 588 MiB RSS with 256 MiB, 339 MiB with 16 MiB,
+#: same CPU time; BENCHMARKS.md, GOPSsolver side by side).
+WRITER_CACHE_KIB = 16 * 1024
+
+
 def writable_engine(path: Path) -> Engine:
     """Return an engine for building: WAL journal, relaxed fsync between chunks."""
     engine = create_engine(f"sqlite:///{path}")
@@ -29,9 +40,72 @@ def writable_engine(path: Path) -> Engine:
         dbapi_conn.execute("PRAGMA journal_mode=WAL")
         dbapi_conn.execute("PRAGMA synchronous=NORMAL")
         dbapi_conn.execute("PRAGMA busy_timeout=5000")
-        dbapi_conn.execute("PRAGMA cache_size=-262144")  # 256 MiB of page cache
+        dbapi_conn.execute(f"PRAGMA cache_size={-WRITER_CACHE_KIB}")
 
     return engine
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C (SIGINT) until the block is done, then raise it (``KeyboardInterrupt``).
+
+    For the steps that must not stop halfway: SQLAlchemy's pool logs an interrupted
+    close with its traceback on stderr, and a finished file interrupted between its last
+    commit and its switch out of WAL would stay in WAL mode. Python handles signals in
+    the main thread only: elsewhere, or when SIGINT is not Python's to handle (ignored),
+    the block runs as it is.
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield
+        return
+    caught: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:  # Python's handler raises KeyboardInterrupt; an outer deferral holds it
+            previous(signal.SIGINT, None)
+
+
+def dispose(engine: Engine, conn: Connection | None = None) -> None:
+    """Close ``conn`` and ``engine``'s pooled connections, never stopped halfway by a
+    Ctrl-C (``interrupts_deferred``): it comes once they are closed."""
+    with interrupts_deferred():
+        try:
+            if conn is not None:
+                conn.close()
+        finally:
+            engine.dispose()
+
+
+def _journal(path: Path) -> Path:
+    return path.with_name(path.name + "-journal")
+
+
+def interrupted_write_said(path: Path) -> str | None:
+    """What to say of ``path`` when a write to it was killed while SQLite's rollback
+    journal was live (a "hot journal", e.g. a build killed as its finished file left WAL
+    mode): only a writable connection can roll it back, a read-only one fails with
+    "attempt to write a readonly database". ``None`` when there is no such journal."""
+    journal = _journal(path)
+    if not (journal.is_file() and journal.stat().st_size > 0):
+        return None
+    return (f"{path}: a write to it was interrupted ({journal.name} holds the pages it "
+            "changed) and read-only commands cannot restore them: run the `gamedb build` "
+            "that wrote it again (it restores the file first)")
+
+
+def roll_back_interrupted_write(path: Path) -> None:
+    """Roll back a killed write's hot journal, as any writable SQLite connection does on
+    its first read (the builder calls it under its build lock, before its read-only
+    checks). A journal a live writer still holds is not hot: SQLite leaves it alone. A
+    damaged file is left for the checks that follow to name precisely."""
+    if not (path.is_file() and interrupted_write_said(path)):
+        return
+    with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
 
 
 def readonly_engine(path: Path) -> Engine:
@@ -57,6 +131,8 @@ def read_meta(conn: Connection, path: Path) -> dict[str, Any]:
     try:
         rows = conn.execute(select(schema.meta.c.name, schema.meta.c.value)).all()
     except (OperationalError, DatabaseError) as exc:
+        if "readonly database" in str(exc) and (said := interrupted_write_said(path)):
+            raise NotAGameDB(said) from None
         reason = ("not a gamedb database" if "no such table" in str(exc) else
                   "not a gamedb database (not an SQLite file)"
                   if "file is not a database" in str(exc) else str(exc.orig))

@@ -24,8 +24,9 @@ import csv
 import hashlib
 import json
 import os
+import secrets
 import sqlite3
-import tempfile
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from typing import Any, TextIO
 
 from gamedb.games import load_game
 from gamedb.games.base import LAYER_SHIFT
+from gamedb.store.engine import interrupted_write_said
 from gamedb.store.database import GameDB, StoredRows, open_db
 from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError, refuse_own_database
 
@@ -77,6 +79,14 @@ def _readonly(path: Path) -> sqlite3.Connection:
     if not path.is_file():
         raise NotAGameDB(f"{path}: no such database file")
     conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError as exc:
+        if "readonly database" in str(exc) and (said := interrupted_write_said(path)):
+            conn.close()
+            raise NotAGameDB(said) from None
+    except sqlite3.DatabaseError:
+        pass  # not a database: the statement run on it says so
     conn.execute("PRAGMA query_only = ON")
     conn.set_authorizer(_no_attach)  # ATTACH could create or write another file
     return conn
@@ -102,6 +112,9 @@ class Exported:
     labels: dict[int, dict[int, int]] | None
     """Player -> stored label -> real action in ``position``; None when the
     representative is not itself a position of the game."""
+    grundy: int | None = None
+    """Its Sprague-Grundy value (table ``grundy``) in an impartial family's file, else
+    None (and None where the table lacks the position)."""
 
     @property
     def real(self) -> dict[int, dict[int, float]] | None:
@@ -120,16 +133,20 @@ def exported_positions(path: str | Path, *, on_progress: Progress | None = None)
     """
     with open_db(path) as db:
         total, done = db.info().done, 0
+        impartial = db.game.capabilities.impartial
         for layer in db.stored_layers():
             for rows in db.layer_rows(layer):
-                yield from (_decoded(db, rows, i, layer) for i in range(len(rows.keys)))
+                grundy = db.grundy_cells(rows.keys) if impartial else {}
+                yield from (_decoded(db, rows, i, layer, grundy) for i in range(len(rows.keys)))
                 done += len(rows.keys)
                 if on_progress is not None:
                     on_progress(done, max(done, total))
 
 
-def _decoded(db: GameDB, rows: StoredRows, i: int, layer: int) -> Exported:
-    """Row ``i`` of ``rows``, decoded and checked (``DamagedFile`` if it is damaged)."""
+def _decoded(db: GameDB, rows: StoredRows, i: int, layer: int,
+             grundy: dict[int, Any]) -> Exported:
+    """Row ``i`` of ``rows`` with its Grundy cell (if any in ``grundy``), decoded and
+    checked (``DamagedFile`` if it is damaged)."""
     game, key = db.game, int(rows.keys[i])
     state = game.decode(key)
     position = game.format_position(state)
@@ -147,7 +164,9 @@ def _decoded(db: GameDB, rows: StoredRows, i: int, layer: int) -> Exported:
             if unknown := sorted(set(stored[p]) - set(labels[p])):
                 raise DamagedFile(db.path, f"{where}: the strategy of stored player {p} names "
                                            f"action label {unknown[0]}, not an action of it")
-    return Exported(key, layer, position, value, gap, stored, labels)
+    cell = grundy.get(key)
+    return Exported(key, layer, position, value, gap, stored, labels,
+                    None if cell is None else db.checked_grundy(key, cell))
 
 
 def export(path: str | Path, out: TextIO, fmt: str, *,
@@ -156,15 +175,16 @@ def export(path: str | Path, out: TextIO, fmt: str, *,
 
     Args:
         fmt: ``jsonl`` (one object per position) or ``csv`` (one row per position,
-            player and action with non-zero probability).
+            player and action with non-zero probability). An impartial family's file
+            adds each position's ``grundy`` (a field, a column after ``gap``).
     """
     with open_db(path) as db:
-        noun = db.game.action_noun
+        noun, impartial = db.game.action_noun, db.game.capabilities.impartial
     rows = exported_positions(path, on_progress=on_progress)
     if fmt == "jsonl":
-        return _write_jsonl(rows, out)
+        return _write_jsonl(rows, out, impartial)
     if fmt == "csv":
-        return _write_csv(rows, out, noun)
+        return _write_csv(rows, out, noun, impartial)
     raise ValueError(f"unknown export format {fmt!r}: expected csv or jsonl")
 
 
@@ -184,11 +204,7 @@ def export_to_file(path: str | Path, output: str | Path, fmt: str, *,
     refuse_own_database(output, path)
     if not output.parent.is_dir():
         raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} does not exist")
-    try:
-        handle, temp = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.",
-                                        suffix=".part")
-    except OSError as exc:  # named by the user's path, not the temporary one
-        raise StoreError(f"cannot write {output}: {exc.strerror}") from None
+    handle, temp = _temporary_next_to(output)
     try:
         with os.fdopen(handle, "w", newline="") as out:
             count = export(path, out, fmt, on_progress=on_progress)
@@ -199,11 +215,26 @@ def export_to_file(path: str | Path, output: str | Path, fmt: str, *,
     return count
 
 
-def _write_jsonl(rows: Iterator[Exported], out: TextIO) -> int:
+def _temporary_next_to(output: Path) -> tuple[int, str]:
+    """Create the temporary file that will replace ``output``: with the mode of the
+    file it replaces, or a new file's (0666 less the umask; ``mkstemp`` gives 0600)."""
+    temp = output.with_name(f".{output.name}.{secrets.token_hex(4)}.part")
+    try:
+        handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        if output.is_file():
+            os.chmod(handle, stat.S_IMODE(output.stat().st_mode))
+    except OSError as exc:  # named by the user's path, not the temporary one
+        raise StoreError(f"cannot write {output}: {exc.strerror}") from None
+    return handle, str(temp)
+
+
+def _write_jsonl(rows: Iterator[Exported], out: TextIO, impartial: bool) -> int:
     count = 0
     for row in rows:
         record = {"key": row.key, "layer": row.layer, "position": row.position,
-                  "value": row.value, "gap": row.gap, "strategy": _json_strategy(row.real),
+                  "value": row.value, "gap": row.gap,
+                  **({"grundy": row.grundy} if impartial else {}),
+                  "strategy": _json_strategy(row.real),
                   "stored_strategy": _json_strategy(row.stored)}
         out.write(json.dumps(record) + "\n")
         count += 1
@@ -216,16 +247,18 @@ def _json_strategy(strategy: dict[int, dict[int, float]] | None) -> dict[str, An
     return {str(p): {str(a): prob for a, prob in sorted(s.items())} for p, s in strategy.items()}
 
 
-def _write_csv(rows: Iterator[Exported], out: TextIO, noun: str) -> int:
+def _write_csv(rows: Iterator[Exported], out: TextIO, noun: str, impartial: bool) -> int:
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["key", "layer", "position", "value", "gap", "player", "action", noun, "prob"])
+    writer.writerow(["key", "layer", "position", "value", "gap",
+                     *(["grundy"] if impartial else []), "player", "action", noun, "prob"])
     count = 0
     for row in rows:
+        grundy = ["" if row.grundy is None else row.grundy] if impartial else []
         for player in (1, 2):
             real = {} if row.labels is None else row.labels[player]
             for action, prob in sorted(row.stored[player].items()):
-                writer.writerow([row.key, row.layer, row.position, row.value, row.gap, player,
-                                 action, real.get(action, ""), prob])
+                writer.writerow([row.key, row.layer, row.position, row.value, row.gap, *grundy,
+                                 player, action, real.get(action, ""), prob])
         count += 1
     return count
 

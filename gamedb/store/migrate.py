@@ -8,6 +8,7 @@ The scripts live in top-level ``migrations/`` and are installed as
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,36 +117,61 @@ def backup_path(path: Path, revision: str | None) -> Path:
     return path.with_name(f"{path.name}.bak-{revision or 'none'}")
 
 
-def upgrade_file(path: Path) -> tuple[str | None, str]:
+#: Bound at import: a test may replace the module's ``sqlite3`` to fake a failing copy.
+_SQLITE_FAILURE = sqlite3.OperationalError
+
+
+def upgrade_file(path: Path, *, backup: bool = True) -> tuple[str | None, str]:
     """Upgrade the gamedb file at ``path`` in place; return (old, new) revisions.
 
     A file already at head is only read. Otherwise a consistent copy goes to
-    ``backup_path(path, old)`` first, and the upgrade runs in one transaction (SQLite
-    DDL is transactional), so a failure leaves the file as it was.
+    ``backup_path(path, old)`` first (unless ``backup`` is false: a file too big to
+    copy), and the upgrade runs in one transaction (SQLite DDL is transactional), so a
+    failure or a kill leaves the file as it was, backup or not.
 
     Raises:
         NotAGameDB: missing file, or not a gamedb file.
-        StoreError: the backup file exists already (it is never overwritten).
+        StoreError: the backup file exists already (it is never overwritten), or the
+            disk has no room for it.
     """
     path = Path(path)
     before = _checked_revision(path)
     if before == SCHEMA_REVISION:
         return before, before
     _refuse_unknown(path, before)
-    backup = backup_path(path, before)
-    if backup.exists():
-        raise StoreError(f"{backup} exists already; move it away and run again")
-    _copy_database(path, backup)
+    copy = backup_path(path, before) if backup else None
+    if copy is not None:
+        _make_backup(path, copy)
     engine = _transactional_engine(path)
     try:
         with engine.begin() as conn:
             upgrade(conn)
             return before, current_revision(conn) or SCHEMA_REVISION
     except BaseException:
-        backup.unlink()  # the transaction left the file as it was: the copy is not needed
+        if copy is not None:
+            copy.unlink()  # the transaction left the file as it was: the copy is not needed
         raise
     finally:
         engine.dispose()
+
+
+def _make_backup(path: Path, backup: Path) -> None:
+    """Copy ``path`` to ``backup``, refusing up front when the disk has no room."""
+    if backup.exists():
+        raise StoreError(f"{backup} exists already; move it away and run again")
+    need, free = path.stat().st_size, shutil.disk_usage(backup.parent).free
+    hint = (f"free some space, or run `gamedb upgrade {path} --no-backup` (the upgrade is "
+            "one transaction either way: a failure leaves the file as it was)")
+    if free < need:
+        raise StoreError(f"{path}: no room for the backup ({need / 2**30:.2f} GiB needed, "
+                         f"{free / 2**30:.2f} GiB free); {hint}")
+    try:
+        _copy_database(path, backup)
+    except _SQLITE_FAILURE as exc:
+        if "full" not in str(exc):
+            raise
+        raise StoreError(f"{path}: the disk filled up while copying the backup (the file is "
+                         f"unchanged); {hint}") from None
 
 
 def _refuse_unknown(path: Path, revision: str | None) -> None:

@@ -55,12 +55,9 @@ def drop_views(connection: Connection) -> None:
 
 
 def view_ddl(game: Game[Any], *, grundy: bool = True) -> list[str]:
-    """Return the CREATE VIEW statements for ``game`` (empty for an unknown key layout);
+    """Return the CREATE VIEW statements for ``game``;
     an impartial family's ``positions`` has a ``grundy`` column unless ``grundy`` is False."""
-    decoding = decoding_of(game)
-    if decoding is None:
-        return []
-    stages, public = decoding
+    stages, public = decoding_of(game)
     grundy = grundy and game.capabilities.impartial
     source = decoded_select(stages, _GRUNDY_SOURCE if grundy else _SOURCE)
     columns = ", ".join(public)
@@ -89,12 +86,9 @@ def decoded_select(stages: Stages, source: str = _SOURCE) -> str:
     return source
 
 
-def decoding_of(game: Game[Any]) -> tuple[Stages, list[str]] | None:
+def decoding_of(game: Game[Any]) -> tuple[Stages, list[str]]:
     """Return how ``key`` decodes in SQL: stages of ``(name, expression)`` and the
     public column names, derived from the game's declared ``layout`` (``position`` is
     always computed, the text ``gamedb show`` reads:
-    ``game.format_position(game.decode(key))``); None for a game without a layout."""
-    layout = getattr(game, "layout", None)
-    if layout is None:
-        return None
-    return layout.sql_stages(), layout.public_columns()
+    ``game.format_position(game.decode(key))``)."""
+    return game.layout.sql_stages(), game.layout.public_columns()

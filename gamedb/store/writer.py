@@ -23,11 +23,12 @@ from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 
 import gamedb
-from gamedb.games.base import Game, layer_bounds
+from gamedb.games.base import Game, layer_bounds, param_values
 from gamedb.store import schema
 from gamedb.store.database import StoredRows, check_tables, game_for_meta
 from gamedb.store.engine import (
-    BuildProgress, read_meta, readonly_engine, sqlite_connection, writable_engine, write_meta,
+    BuildProgress, dispose, interrupts_deferred, read_meta, readonly_engine,
+    roll_back_interrupted_write, sqlite_connection, writable_engine, write_meta,
 )
 from gamedb.store.errors import DamagedFile, DiskFull, SpecMismatch
 from gamedb.store.lock import BuildLock
@@ -69,6 +70,7 @@ class Writer:
 
     def _open(self, game: Game[Any], settings: dict[str, Any]) -> None:
         path = self.path
+        roll_back_interrupted_write(path)  # a killed write's journal: read-only opens fail
         fresh = _is_empty(path)
         if not fresh:
             # Check an existing file read-only first: even switching it to WAL would
@@ -94,7 +96,7 @@ class Writer:
         self._raw.execute("BEGIN")
         create_schema(self._conn, game)
         write_meta(self._conn, {
-            "spec": game.spec, "family": game.name, "params": _params(game),
+            "spec": game.spec, "family": game.name, "params": param_values(game),
             "key_layout": game.key_layout, "canonical_keys": game.canonical_keys,
             "gamedb_version": gamedb.__version__, "solver": settings,
             "values_only": self.values_only,
@@ -203,12 +205,14 @@ class Writer:
                                   values.items())
 
     def finalize(self, values: dict[str, Any]) -> None:
-        """Mark the build complete."""
-        with _full_disk_said(self.path), _transaction(self._raw):
-            write_meta(self._conn, {**values, "status": "complete"})
-            self._raw.execute("DELETE FROM meta WHERE name = 'progress'")
-        self._leave_wal()
-        self.meta = read_meta(self._conn, self.path)
+        """Mark the build complete and leave WAL mode (a Ctrl-C waits for both: a
+        complete file left in WAL would stay so, as nothing writes to it again)."""
+        with interrupts_deferred():
+            with _full_disk_said(self.path), _transaction(self._raw):
+                write_meta(self._conn, {**values, "status": "complete"})
+                self._raw.execute("DELETE FROM meta WHERE name = 'progress'")
+            self._leave_wal()
+            self.meta = read_meta(self._conn, self.path)
 
     def _leave_wal(self) -> None:
         """Switch a finished file to the rollback journal: one file, readable from a
@@ -226,18 +230,21 @@ class Writer:
                 raise
 
     def close(self) -> None:
-        """Checkpoint the WAL and release the file and its lock."""
-        if self._engine is None:  # a finished file, only read
-            self._lock.release()
-            return
-        try:
-            _checkpoint(self._raw)
-        except sqlite3.Error:
-            pass  # e.g. a full disk: the WAL keeps every commit, the next open replays it
-        finally:
-            self._conn.close()
-            self._engine.dispose()
-            self._lock.release()
+        """Checkpoint the WAL and release the file and its lock (a Ctrl-C waits until
+        they are released: ``interrupts_deferred``)."""
+        with interrupts_deferred():
+            if self._engine is None:  # a finished file, only read
+                self._lock.release()
+                return
+            try:
+                _checkpoint(self._raw)
+            except sqlite3.Error:
+                pass  # e.g. a full disk: the WAL keeps every commit, the next open replays it
+            finally:
+                try:
+                    dispose(self._engine, self._conn)
+                finally:
+                    self._lock.release()
 
 
 class ChunkCommitter:
@@ -337,11 +344,7 @@ def _checked_meta(path: Path, game: Game[Any]) -> dict[str, Any]:
                 raise SpecMismatch(f"{path} holds {meta['spec']}, not {game.spec}")
             check_tables(conn, path, game_for_meta(meta, path))
     finally:
-        engine.dispose()
+        dispose(engine)
     if bool(meta.get("canonical_keys", True)) != game.canonical_keys:
         raise SpecMismatch(f"{path} was built with canonical_keys={meta.get('canonical_keys')}")
     return meta
-
-
-def _params(game: Game[Any]) -> dict[str, Any]:
-    return {p.name: getattr(game, p.name) for p in game.params}

@@ -151,3 +151,91 @@ def test_upgrade_of_a_newer_or_unknown_revision_is_one_line_and_leaves_no_trace(
         assert result.exit_code == 1 and len(lines) == 1 and message in lines[0], result.output
         assert "Traceback" not in result.output
     assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["new.sqlite"]
+
+
+def test_upgrade_without_a_backup_gives_the_same_file_and_writes_no_copy(tmp_path: Path) -> None:
+    with_copy, without = tmp_path / "a" / "old.sqlite", tmp_path / "b" / "old.sqlite"
+    for path in (with_copy, without):
+        path.parent.mkdir()
+        shutil.copy(OLD_FILE, path)
+    upgrade_file(with_copy)
+    result = CliRunner().invoke(cli, ["upgrade", str(without), "--no-backup"])
+    assert result.exit_code == 0, result.output
+    assert "schema 0001 -> 0005 (no backup)" in result.output
+    assert [p.name for p in without.parent.iterdir()] == ["old.sqlite"]
+    assert _schema(without) == _schema(with_copy) and _rows(without) == _rows(with_copy)
+
+
+def test_a_failed_upgrade_without_a_backup_leaves_the_file_as_it_was(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gamedb.store.migrate as migrate
+
+    path = tmp_path / "old.sqlite"
+    shutil.copy(OLD_FILE, path)
+
+    def half_then_fail(connection) -> None:  # some DDL done, then a failure
+        connection.exec_driver_sql("CREATE TABLE half_done (x INTEGER)")
+        connection.exec_driver_sql("DROP VIEW IF EXISTS positions")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(migrate, "upgrade", half_then_fail)
+    with pytest.raises(KeyboardInterrupt):
+        upgrade_file(path, backup=False)
+    assert path.read_bytes() == OLD_FILE.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["old.sqlite"]
+
+
+def test_upgrade_without_room_for_the_backup_says_so_up_front(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gamedb.store.migrate as migrate
+
+    path = tmp_path / "old.sqlite"
+    shutil.copy(OLD_FILE, path)
+    monkeypatch.setattr(migrate.shutil, "disk_usage",
+                        lambda _: shutil._ntuple_diskusage(10**9, 10**9 - 1000, 1000))
+    result = CliRunner().invoke(cli, ["upgrade", str(path)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "no room for the backup" in result.stderr and "--no-backup" in result.stderr
+    assert path.read_bytes() == OLD_FILE.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["old.sqlite"]
+
+
+def test_a_backup_copy_that_fills_the_disk_is_one_line_and_leaves_no_partial_copy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import types
+
+    import gamedb.store.migrate as migrate
+
+    path = tmp_path / "old.sqlite"
+    shutil.copy(OLD_FILE, path)
+    real_connect = sqlite3.connect
+
+    class FullDisk:  # copies one table, then the disk is full
+        def __init__(self, conn: sqlite3.Connection):
+            self.conn = conn
+
+        def backup(self, target: sqlite3.Connection) -> None:
+            target.execute("CREATE TABLE half(x)")
+            target.commit()
+            raise sqlite3.OperationalError("database or disk is full")
+
+        def close(self) -> None:
+            self.conn.close()
+
+    def connect(target: str, *args: object, **kwargs: object) -> object:
+        conn = real_connect(target, *args, **kwargs)  # type: ignore[arg-type]
+        return FullDisk(conn) if "mode=ro" in str(target) else conn
+
+    monkeypatch.setattr(migrate, "sqlite3", types.SimpleNamespace(
+        connect=connect))
+    result = CliRunner().invoke(cli, ["upgrade", str(path)])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 1 and len(lines) == 1 and "Traceback" not in result.output
+    assert "disk filled up" in lines[0] and "--no-backup" in lines[0], lines
+    assert path.read_bytes() == OLD_FILE.read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["old.sqlite"]
+
+
+def _rows(path: Path) -> list[tuple]:
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        return conn.execute("SELECT * FROM states ORDER BY key").fetchall()

@@ -175,6 +175,18 @@ def test_solve_agrees_with_show_on_a_served_file(server: Server) -> None:
 
 
 @pytest.mark.skipif(not HAS_SUBGAME, reason="gamedb.subgame is absent (another branch adds it)")
+def test_solve_of_a_position_no_play_reaches_is_solve_json(server: Server) -> None:
+    """As the command: answered (the file lacks it), or refused with the rules' message."""
+    from gamedb.subgame import solve_json
+    spec, unreachable = "jujitsu(num_cards=6)", "hand1=2,3 hand2=4,5 pot=2 diff=0"
+    solved = server.get("api/solve", spec=spec, position=unreachable)
+    assert solved.status == 200 and solved.body == solve_json(spec, unreachable)
+    refused = server.get("api/solve", spec=spec, position="hand1=2,3 hand2=4,5 pot=1 diff=0")
+    assert refused.status == 400
+    assert refused.body == {"error": "pot=1 diff=0 cannot happen after 4 tricks"}
+
+
+@pytest.mark.skipif(not HAS_SUBGAME, reason="gamedb.subgame is absent (another branch adds it)")
 def test_solve_refuses_a_subgame_too_big_with_a_4xx(server: Server) -> None:
     answer = server.get("api/solve", spec="goofspiel(num_cards=13)", position="start")
     assert 400 <= answer.status < 500 and answer.body["error"]

@@ -1,0 +1,298 @@
+"""Where a build's parallel work runs: forked processes here, or a Dask cluster.
+
+An *executor* opens one pool per layer (``executor.pool(func)``) with the interface of
+``gamedb.workers.Workers``: ``imap(items)`` yields ``func(item)`` in order, ``stop()``
+ends it. ``executor(workers, cluster)`` chooses, in this one place:
+
+- ``cluster=None``: ``Local``, ``workers`` forked processes (``gamedb.workers``);
+- ``"tcp://host:port"``: ``Dask``, a client of that running Dask scheduler;
+- ``"local:N"``: ``Dask`` on a ``LocalCluster`` of N worker processes, started here
+  and shut down with the executor.
+
+On a cluster, ``func`` (the game, the layer, the values of the layers below) is sent to
+every worker once per layer (``Client.scatter(broadcast=True)``); each task is a group of
+consecutive items (at most ``MAX_TASKS`` per layer) and returns their results, which only
+the builder writes. A lost worker costs its tasks, which Dask runs again elsewhere.
+``distributed`` is imported only here and only when a cluster is asked for: the core
+package runs without it (``pip install -e ".[cluster]"`` brings it).
+
+>>> parse_address("local:2"), parse_address("tcp://10.0.0.5:8786")
+(('local', 2), ('scheduler', 'tcp://10.0.0.5:8786'))
+>>> with executor(2) as run_on:
+...     list(run_on.pool(abs).imap([-3, 2, -1]))
+[3, 2, 1]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import re
+import signal
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from gamedb.workers import WorkerDied, Workers
+
+if TYPE_CHECKING:  # distributed is optional: imported only when a cluster is used
+    from distributed import Client, Future, LocalCluster
+
+T = TypeVar("T")
+R = TypeVar("R")
+T_contra = TypeVar("T_contra", contravariant=True)
+R_co = TypeVar("R_co", covariant=True)
+
+#: Most tasks one pool sends per ``imap`` (a layer): items are grouped to stay below.
+MAX_TASKS = 1_000
+#: Tasks in flight per worker thread: enough that no worker waits for the builder, few
+#: enough that finished results do not pile up on the cluster.
+AHEAD = 2
+_ADDRESS = re.compile(r"(?:local:(?P<n>[0-9]+)|(?P<url>(?:tcp|tls)://[^\s:/]+:[0-9]+))")
+_EXTRA = 'pip install -e ".[cluster]"'
+
+
+class ClusterError(RuntimeError):
+    """The cluster cannot be used: no ``distributed``, no scheduler, scheduler lost."""
+
+
+class Pool(Protocol[T_contra, R_co]):
+    """What a builder needs of its workers (``gamedb.workers.Workers`` has it)."""
+
+    def imap(self, items: Iterable[T_contra]) -> Iterator[R_co]:
+        """Yield ``func(item)`` for every item, in order."""
+
+    def stop(self) -> None:
+        """End the pool (idempotent)."""
+
+
+class Local:
+    """``count`` forked processes on this machine, started anew for every pool."""
+
+    def __init__(self, count: int):
+        self.count = count
+
+    @property
+    def parallel(self) -> bool:
+        """Whether a pool is worth starting for a layer of several chunks."""
+        return self.count > 1
+
+    def pool(self, func: Callable[[T], R]) -> Pool[T, R]:
+        """Fork the processes now: they inherit ``func`` and what it holds."""
+        return Workers(self.count, func)
+
+    def close(self) -> None:
+        """Nothing to end: every pool ends with its layer."""
+
+    def __enter__(self) -> Local:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def parse_address(text: str) -> tuple[str, Any]:
+    """Return ``("local", N)`` for ``local:N`` (N >= 1), ``("scheduler", text)`` for
+    ``tcp://host:port`` or ``tls://host:port``; raise ``ValueError`` otherwise."""
+    match = _ADDRESS.fullmatch(text.strip())
+    if match is None or (match["n"] is not None and not 1 <= int(match["n"]) <= 256):
+        raise ValueError(f"{text!r} is not a cluster address: expected tcp://HOST:PORT "
+                         "(a running Dask scheduler) or local:N (N worker processes here, "
+                         "1-256)")
+    return ("local", int(match["n"])) if match["n"] else ("scheduler", match["url"])
+
+
+def executor(workers: int, cluster: str | None = None) -> Executor:
+    """Return where a build runs its pools: ``Local(workers)``, or the Dask cluster at
+    ``cluster`` (an address for ``parse_address``; raise ``ClusterError`` if it cannot
+    be reached or ``distributed`` is not installed)."""
+    if cluster is None:
+        return Local(workers)
+    kind, where = parse_address(cluster)
+    return Dask.start(where) if kind == "local" else Dask.connect(where)
+
+
+def processes_here(workers: int, cluster: str | None) -> int:
+    """Return the solver processes a build runs on this machine (for its memory
+    estimate): ``workers``, N for ``local:N``, none besides the builder for a scheduler."""
+    if cluster is None:
+        return workers
+    kind, where = parse_address(cluster)
+    return int(where) if kind == "local" else 1
+
+
+def ordered(run_on: Executor, func: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+    """Yield ``func(item)`` for every item, in order, from a pool of ``run_on`` that
+    lives as long as this generator."""
+    pool = run_on.pool(func)
+    try:
+        yield from pool.imap(items)
+    finally:
+        pool.stop()
+
+
+class Dask:
+    """A Dask client, and the ``LocalCluster`` it started if any (closed with it)."""
+
+    parallel = True
+
+    def __init__(self, client: Client, cluster: LocalCluster | None = None):
+        self.client, self._cluster = client, cluster
+
+    @classmethod
+    def connect(cls, address: str) -> Dask:
+        """Connect to the scheduler at ``address`` (``distributed.comm.timeouts.connect``,
+        30 s unless configured, e.g. ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``)."""
+        distributed = _distributed()
+        try:
+            return cls(distributed.Client(address, set_as_default=False))
+        except (OSError, distributed.comm.CommClosedError) as exc:
+            raise ClusterError(f"cannot reach the Dask scheduler at {address}: "
+                               f"{_first_line(exc)}") from None
+
+    @classmethod
+    def start(cls, count: int) -> Dask:
+        """Start a ``LocalCluster`` of ``count`` single-threaded worker processes."""
+        distributed = _distributed()
+        with _sigint_ignored():  # the worker processes inherit SIG_IGN: no tracebacks
+            cluster = distributed.LocalCluster(n_workers=count, threads_per_worker=1,
+                                               processes=True, dashboard_address=":0",
+                                               silence_logs=logging.CRITICAL)
+        try:
+            return cls(distributed.Client(cluster, set_as_default=False), cluster)
+        except BaseException:
+            cluster.close()
+            raise
+
+    def pool(self, func: Callable[[T], R]) -> DaskPool[T, R]:
+        """Send ``func`` to every worker (waiting for the first worker to join)."""
+        return DaskPool(self.client, func)
+
+    def close(self) -> None:
+        """Disconnect; shut down the ``LocalCluster`` if this executor started it."""
+        self.client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+    def __enter__(self) -> Dask:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class DaskPool(Generic[T, R]):
+    """``func`` scattered to the workers; ``imap`` runs groups of items as tasks."""
+
+    def __init__(self, client: Client, func: Callable[[T], R]):
+        self._client = client
+        self._running: deque[Future[list[R]]] = deque()
+        with _translated(client):
+            client.wait_for_workers(1)
+            self._func = client.scatter(func, broadcast=True, hash=False)
+
+    def imap(self, items: Iterable[T]) -> Iterator[R]:
+        """Yield ``func(item)`` for every item, in order, computed on the cluster."""
+        tasks = list(items)
+        size = max(1, math.ceil(len(tasks) / MAX_TASKS))
+        groups = iter([tasks[i:i + size] for i in range(0, len(tasks), size)])
+        self._fill(groups)
+        while self._running:
+            with _translated(self._client):
+                results = self._running.popleft().result()
+            self._fill(groups)
+            yield from results
+
+    def _fill(self, groups: Iterator[list[T]]) -> None:
+        """Submit groups until ``AHEAD`` per worker thread are in flight."""
+        with _translated(self._client):
+            room = AHEAD * max(1, sum(self._client.nthreads().values()))
+            while len(self._running) < room and (group := next(groups, None)) is not None:
+                self._running.append(self._client.submit(_run_group, self._func, group,
+                                                         pure=False))
+
+    def stop(self) -> None:
+        """Cancel the tasks in flight and forget ``func`` on the workers (idempotent)."""
+        futures = [*self._running, self._func]
+        self._running.clear()
+        if self._client.status == "running":
+            self._client.cancel(futures)
+
+    def __enter__(self) -> DaskPool[T, R]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _run_group(func: Callable[[T], R], group: list[T]) -> list[R]:  # runs on a worker
+    return [func(item) for item in group]
+
+
+class _translated:
+    """Turn the cluster's failures into ``WorkerDied`` / ``ClusterError``."""
+
+    def __init__(self, client: Client):
+        self._address = client.scheduler.address if client.scheduler else "?"
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: object) -> None:
+        if exc is None or not isinstance(exc, Exception):
+            return
+        distributed = _distributed()
+        if isinstance(exc, distributed.scheduler.KilledWorker):
+            raise WorkerDied("the Dask workers running one task died too often (killed, or "
+                             "out of memory?); every finished chunk is saved: run the same "
+                             "command to resume") from None
+        if isinstance(exc, (OSError, distributed.comm.CommClosedError,
+                            distributed.client.FutureCancelledError)):
+            raise ClusterError(f"lost the Dask scheduler at {self._address} "
+                               f"({_first_line(exc)}); every finished chunk is saved: run "
+                               "the same command to resume") from None
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT while worker processes start (in the main thread only).
+
+    A terminal's Ctrl-C reaches the whole process group; a worker that inherits SIG_IGN
+    keeps it (Python and asyncio install no handler then), so only the builder hears it,
+    as with ``gamedb.workers``. A Ctrl-C during the few seconds of the start is lost.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _distributed() -> Any:
+    """Import ``distributed``, or say which extra brings it."""
+    try:
+        import distributed
+        import distributed.client
+        import distributed.comm
+        import distributed.scheduler
+    except ImportError:
+        raise ClusterError(f"--cluster needs Dask's distributed, which is not installed: "
+                           f"{_EXTRA}") from None
+    return distributed
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+Executor = Local | Dask
+
+__all__ = ["AHEAD", "MAX_TASKS", "ClusterError", "Dask", "DaskPool", "Executor", "Local",
+           "Pool", "executor", "ordered", "parse_address", "processes_here"]

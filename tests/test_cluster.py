@@ -1,0 +1,301 @@
+"""``gamedb build --cluster``: a Dask cluster writes the same file as a local build.
+
+Builds on a ``LocalCluster`` (``local:2``) and on a real ``dask scheduler`` with two
+``dask worker`` processes on localhost are compared row by row with a local build of
+the same chunk size: every state (key, layer, value, gap, strategy texts), every layer,
+every meta row that records no timing. A worker SIGKILLed while it runs chunks, a
+client SIGKILLed mid-build, a Ctrl-C: the result is still the same file. The tests that
+need a cluster skip without ``distributed`` (``pip install -e ".[cluster]"``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gamedb.build import build
+from gamedb.cli import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+NEEDS = "build --cluster needs Dask's distributed: pip install -e \".[cluster]\""
+#: (spec, chunk size): every builder (generic, indexed point difference) and family,
+#: small, with several chunks per big layer so that the cluster runs them.
+SPECS = [("jujitsu(num_cards=6)", 20),
+         ("goofspiel(num_cards=6,returns_type=point_difference)", 200),  # indexed face
+         ("goofspiel(num_cards=5,ties=carry)", 100),  # win/loss, generic builder
+         ("oshi_zumo(coins=12,size=5)", 20)]
+#: Long enough to be killed while chunks run (win/loss through the indexed face).
+LONG = ("goofspiel(num_cards=6)", 200)
+INTERRUPTED = re.compile(r"^interrupted: every finished chunk is saved in .*; "
+                         r"run the same command to resume$")
+BAR = re.compile(r"states(/s| \[|\])|^\s*$")
+
+
+def _dump(path: Path) -> tuple[object, ...]:
+    """Everything a build decides (no timings, no creation time)."""
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        return (conn.execute("SELECT key, layer, value, gap, strategy1, strategy2 FROM states "
+                             "ORDER BY key").fetchall(),
+                conn.execute("SELECT layer, states, done, max_gap FROM layers "
+                             "ORDER BY layer").fetchall(),
+                conn.execute("SELECT name, value FROM meta WHERE name NOT IN "
+                             "('created', 'seconds') ORDER BY name").fetchall(),
+                conn.execute("SELECT * FROM grundy ORDER BY 1").fetchall())
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, int], tuple[object, ...]]:
+    """spec, chunk size -> the dump of its local build (built once)."""
+    cache: dict[tuple[str, int], tuple[object, ...]] = {}
+
+    def get(spec: str, chunk: int) -> tuple[object, ...]:
+        if (spec, chunk) not in cache:
+            path = tmp_path_factory.mktemp("ref") / "ref.sqlite"
+            build(spec, path, chunk_size=chunk)
+            cache[spec, chunk] = _dump(path)
+            assert cache[spec, chunk][0], spec
+        return cache[spec, chunk]
+    return get
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _env() -> dict[str, str]:
+    """The environment of a subprocess: this checkout first on the path."""
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path}
+
+
+class Scheduler:
+    """A ``dask scheduler`` and its ``dask worker`` processes on localhost."""
+
+    def __init__(self) -> None:
+        self.address = f"tcp://127.0.0.1:{_free_port()}"
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.workers: list[subprocess.Popen[bytes]] = []
+        self._start(["scheduler", "--host", "127.0.0.1", "--port",
+                     self.address.rsplit(":", 1)[1], "--no-dashboard"])
+
+    def _start(self, args: list[str]) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_" + args[0],
+                                 *args[1:]], env=_env(), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        self.procs.append(proc)
+        return proc
+
+    def add_worker(self) -> None:
+        """Start one single-threaded worker without a nanny (its pid is the worker's)."""
+        self.workers.append(self._start(["worker", self.address, "--nthreads", "1",
+                                         "--no-nanny", "--no-dashboard"]))
+
+    def wait_for_workers(self, count: int) -> None:
+        import distributed
+
+        with distributed.Client(self.address, timeout="60s") as client:
+            client.wait_for_workers(count, timeout=120)
+
+    def executed(self) -> int:
+        """Tasks the workers have run so far."""
+        import distributed
+
+        def count(dask_worker: distributed.Worker) -> int:
+            return int(dask_worker.state.executed_count)
+
+        with distributed.Client(self.address, timeout="60s") as client:
+            return sum(client.run(count).values())
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[Scheduler]:
+    """A real scheduler and two workers, torn down even when a test fails."""
+    pytest.importorskip("distributed", reason=NEEDS)
+    cluster = Scheduler()
+    try:
+        cluster.add_worker()
+        cluster.add_worker()
+        cluster.wait_for_workers(2)
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.mark.parametrize("spec, chunk", SPECS, ids=[s for s, _ in SPECS])
+def test_a_build_on_a_dask_scheduler_is_the_local_build(
+        tmp_path: Path, scheduler: Scheduler, reference: Callable[[str, int], tuple[object, ...]],
+        spec: str, chunk: int) -> None:
+    path = tmp_path / "cluster.sqlite"
+    before = scheduler.executed()
+    report = build(spec, path, chunk_size=chunk, cluster=scheduler.address)
+    assert report.status == "complete"
+    assert scheduler.executed() >= before + 2, "the chunks did not run on the workers"
+    assert _dump(path) == reference(spec, chunk)
+
+
+@pytest.mark.parametrize("spec, chunk", [SPECS[0], SPECS[1]], ids=[SPECS[0][0], SPECS[1][0]])
+def test_a_build_on_a_local_cluster_is_the_local_build(
+        tmp_path: Path, reference: Callable[[str, int], tuple[object, ...]],
+        spec: str, chunk: int) -> None:
+    pytest.importorskip("distributed", reason=NEEDS)
+    path = tmp_path / "local.sqlite"
+    assert build(spec, path, chunk_size=chunk, cluster="local:2").status == "complete"
+    assert _dump(path) == reference(spec, chunk)
+
+
+def test_a_worker_killed_while_it_runs_chunks_changes_nothing(
+        tmp_path: Path, scheduler: Scheduler,
+        reference: Callable[[str, int], tuple[object, ...]]) -> None:
+    import distributed
+
+    killed: list[str] = []
+    with distributed.Client(scheduler.address, set_as_default=False) as watcher:
+        pids = watcher.run(os.getpid)  # worker address -> pid
+
+        def kill_a_busy_worker(done: int, total: int) -> None:
+            busy = [w for w, tasks in watcher.processing().items() if tasks and w in pids]
+            if busy and not killed:
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                killed.append(busy[0])
+
+        path = tmp_path / "killed.sqlite"
+        build(LONG[0], path, chunk_size=LONG[1], cluster=scheduler.address,
+              on_progress=kill_a_busy_worker)
+    assert killed, "no worker was ever seen running a chunk"
+    assert any(w.poll() == -signal.SIGKILL for w in scheduler.workers)
+    assert _dump(path) == reference(*LONG)
+    scheduler.add_worker()  # two again for the tests after this one
+    scheduler.wait_for_workers(2)
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "gamedb", "build", *args]
+
+
+def _stored(path: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.1) as conn:
+            return int(conn.execute("SELECT count(*) FROM states").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def test_a_killed_client_resumes_to_the_same_file(
+        tmp_path: Path, scheduler: Scheduler,
+        reference: Callable[[str, int], tuple[object, ...]]) -> None:
+    path = tmp_path / "client.sqlite"
+    args = _cli(LONG[0], "--db", str(path), "--chunk-size", str(LONG[1]), "--quiet",
+                "--cluster", scheduler.address)
+    client = subprocess.Popen(args, env=_env(), stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while _stored(path) < 1_000 and client.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    client.send_signal(signal.SIGKILL)
+    assert client.wait(10) == -signal.SIGKILL, "the build ended before it was killed"
+    assert 0 < _stored(path) < sum(1 for _ in reference(*LONG)[0])
+    done = subprocess.run(args, env=_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert _dump(path) == reference(*LONG)
+
+
+def _group(pgid: int) -> set[int]:
+    """Pids of the live (not zombie) processes of a process group."""
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if fields[0] != "Z" and int(fields[2]) == pgid:
+                pids.add(int(entry.name))
+    return pids
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
+def test_ctrl_c_stops_the_local_cluster_in_one_line_and_the_build_resumes(
+        tmp_path: Path, reference: Callable[[str, int], tuple[object, ...]]) -> None:
+    pytest.importorskip("distributed", reason=NEEDS)
+    path = tmp_path / "ctrl_c.sqlite"
+    args = _cli(LONG[0], "--db", str(path), "--chunk-size", str(LONG[1]),
+                "--cluster", "local:2")
+    proc = subprocess.Popen(args, env=_env(), stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while _stored(path) < 1_000 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(_group(proc.pid)) > 2, "the local cluster's workers were not seen"
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    err = proc.communicate(timeout=60)[1].decode()
+    lines = [line.strip() for line in re.split(r"[\r\n]", err) if not BAR.search(line)]
+    assert proc.returncode == 130, err[-2000:]
+    assert len(lines) == 1 and INTERRUPTED.match(lines[0]), lines
+    assert not _wait_gone(proc.pid), "workers left after Ctrl-C"
+    done = subprocess.run([*args, "--quiet"], env=_env(), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert _dump(path) == reference(*LONG)
+
+
+def _wait_gone(pgid: int, timeout: float = 10.0) -> set[int]:
+    deadline = time.monotonic() + timeout
+    while (alive := _group(pgid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return alive
+
+
+# -- failures before anything is written: one line, the file untouched -----------------
+
+def test_a_bad_cluster_address_is_a_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=4)", "--db",
+                                      str(tmp_path / "x.sqlite"), "--cluster", "tcp://nowhere"])
+    assert result.exit_code == 2, result.output
+    assert "is not a cluster address: expected tcp://HOST:PORT" in result.output
+    assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_an_unreachable_scheduler_is_one_line_and_leaves_the_file_untouched(
+        tmp_path: Path) -> None:
+    pytest.importorskip("distributed", reason=NEEDS)
+    path = tmp_path / "partial.sqlite"
+    build("jujitsu(num_cards=5)", path)
+    before = path.read_bytes()
+    address = f"tcp://127.0.0.1:{_free_port()}"  # nobody listens
+    env = {**_env(), "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
+    for db in (path, tmp_path / "new.sqlite"):
+        done = subprocess.run(_cli("jujitsu(num_cards=5)", "--db", str(db), "--cluster", address),
+                              env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.startswith(f"Error: {db}: cannot reach the Dask scheduler at {address}")
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert path.read_bytes() == before
+    assert not (tmp_path / "new.sqlite").exists()
+
+
+def test_cluster_without_distributed_installed_names_the_extra(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    path = tmp_path / "x.sqlite"
+    result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=4)", "--db", str(path),
+                                      "--cluster", "local:2"])
+    assert result.exit_code == 1, result.output
+    assert result.output.strip().splitlines() == [
+        f"Error: {path}: --cluster needs Dask's distributed, which is not installed: "
+        'pip install -e ".[cluster]"']
+    assert not path.exists()
