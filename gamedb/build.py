@@ -69,7 +69,8 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
           values_only: bool = False,
           on_stage: Callable[[str], None] | None = None,
           max_memory: int | None = None, strategies_from: int | None = None,
-          cluster: str | None = None) -> BuildReport:
+          cluster: str | None = None,
+          on_eta: Callable[[float], None] | None = None) -> BuildReport:
     """Solve every reachable position of ``game`` into the SQLite file ``path``.
 
     Args:
@@ -93,6 +94,9 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         cluster: run the chunks on a Dask cluster instead of ``workers`` processes
             (``gamedb.cluster.parse_address``: ``tcp://host:port`` or ``local:N``); it
             is reached before the file is opened, and this process still writes it.
+        on_eta: called with the seconds left after every chunk: the work left over the
+            run's rate, each layer's positions weighted by their cost (a position
+            count's ETA is too low while the cheap endgame layers are solved).
     """
     stage = on_stage or (lambda text: None)
     game = load_game(game) if isinstance(game, str) else game
@@ -106,12 +110,13 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
     with executor(workers, cluster) as run_on:  # unreachable: the file is left alone
         return _build_into(game, Path(path), run_on, stage, start, fits if existed else None,
                            chunk_size=chunk_size, on_progress=on_progress,
-                           values_only=values_only, split=split)
+                           values_only=values_only, split=split, on_eta=on_eta)
 
 
 def _build_into(game: Game[Any], path: Path, run_on: Executor, stage: Callable[[str], None],
                 start: float, fits: Callable[[], None] | None, *, chunk_size: int,
-                on_progress: Progress | None, values_only: bool, split: int) -> BuildReport:
+                on_progress: Progress | None, values_only: bool, split: int,
+                on_eta: Callable[[float], None] | None) -> BuildReport:
     """``build``'s work once the executor is ready: open (or resume) the file, refuse
     (``fits``) a resumed build too big, solve, finalise."""
     writer = Writer(path, game, {"tolerance": TOLERANCE, "kernel": "numba-simplex"},
@@ -122,7 +127,8 @@ def _build_into(game: Game[Any], path: Path, run_on: Executor, stage: Callable[[
         if fits is not None:
             fits()
         run = _solve_all(game, writer, stage, run_on=run_on, chunk_size=chunk_size,
-                         on_progress=on_progress, values_only=values_only, split=split)
+                         on_progress=on_progress, values_only=values_only, split=split,
+                         on_eta=on_eta)
         stage("finalising")
         _write_grundy(game, writer)
         seconds = time.perf_counter() - start + float(writer.meta.get("seconds", 0.0))
@@ -154,7 +160,8 @@ def split_layer(game: Game[Any], strategies_from: int | None) -> int:
 
 def _solve_all(game: Game[Any], writer: Writer, stage: Callable[[str], None], *,
                run_on: Executor, chunk_size: int, on_progress: Progress | None,
-               values_only: bool, split: int) -> IndexedRun:
+               values_only: bool, split: int,
+               on_eta: Callable[[float], None] | None = None) -> IndexedRun:
     """Solve and store what the file lacks: through the game's indexed face if it has
     one (``build_indexed``), else by enumerating every layer's keys."""
     face = game.indexed_face()
@@ -166,14 +173,14 @@ def _solve_all(game: Game[Any], writer: Writer, stage: Callable[[str], None], *,
         return build_layers(face, writer, workers=run_on,
                             strategies_from=max(face.layers()) + 1 if values_only else split,
                             chunk_size=chunk_size,
-                            on_progress=on_progress)
+                            on_progress=on_progress, on_eta=on_eta)
     stage(enumerating)
     layers = _enumerate(game, run_on)
     writer.ensure_layers({k: len(v) for k, v in layers.items()})
     stage(solving)
     solved, fallbacks, _ = _solve_layers(game, layers, writer, run_on=run_on,
                                          chunk_size=chunk_size, on_progress=on_progress,
-                                         values_only=values_only, split=split)
+                                         values_only=values_only, split=split, on_eta=on_eta)
     return IndexedRun(sum(map(len, layers.values())), solved, fallbacks)
 
 
@@ -245,9 +252,10 @@ def _enumerate(game: Game[Any], workers: int | Executor) -> dict[int, Keys]:
 
 def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, run_on: Executor,
                   chunk_size: int, on_progress: Progress | None,
-                  values_only: bool, split: int = 0) -> tuple[int, int, ValueTable]:
+                  values_only: bool, split: int = 0,
+                  on_eta: Callable[[float], None] | None = None) -> tuple[int, int, ValueTable]:
     run = ChunkCommitter(writer, {k: len(v) for k, v in layers.items()}, chunk_size,
-                         on_progress)
+                         on_progress, on_eta=on_eta)
     table = ValueTable()
     for layer in sorted(layers):
         keys = layers[layer]

@@ -40,6 +40,12 @@ Progress = Callable[[int, int], None]
 #: Stored values read at once when a resumed build rebuilds a summary.
 READ_CHUNK = 1_000_000
 
+#: The ETA's cost model of a position (``layer_weights``): writing its row costs as
+#: much as solving this many stage-game entries, and a row with strategies this many
+#: values-only rows (calibrated on 12-card point-difference Goofspiel: docs/estimate.md).
+ENTRIES_PER_ROW = 50.0
+STRATEGY_ROW_COST = 2.0
+
 
 @dataclass(frozen=True, slots=True)
 class IndexedRun:
@@ -52,7 +58,8 @@ class IndexedRun:
 
 def build_layers(face: IndexedFace, writer: Writer, *, workers: int | Executor = 1,
                  chunk_size: int = CHUNK_SIZE, strategies_from: int = 0,
-                 on_progress: Progress | None = None) -> IndexedRun:
+                 on_progress: Progress | None = None,
+                 on_eta: Callable[[float], None] | None = None) -> IndexedRun:
     """Solve and store every position of ``face`` that ``writer``'s file lacks.
 
     Args:
@@ -63,11 +70,12 @@ def build_layers(face: IndexedFace, writer: Writer, *, workers: int | Executor =
         chunk_size: target positions per chunk and per transaction.
         strategies_from: layers below this store NULL strategies (values only).
         on_progress: called with (positions done, positions total) after each chunk.
+        on_eta: called with the seconds left after each chunk (``layer_weights``).
     """
     sizes = {layer: face.size(layer) for layer in face.layers()}
     writer.ensure_layers(sizes)
     run_on = Local(workers) if isinstance(workers, int) else workers
-    run = _Run(face, writer, sizes, run_on, chunk_size, strategies_from, on_progress)
+    run = _Run(face, writer, sizes, run_on, chunk_size, strategies_from, on_progress, on_eta)
     below: Floats | None = None
     for layer in face.layers():
         if run.done.get(layer, 0) < sizes[layer]:
@@ -84,8 +92,10 @@ class _Run(ChunkCommitter):
     """One run of the indexed builder: the face, the workers, the committer's counts."""
 
     def __init__(self, face: IndexedFace, writer: Writer, sizes: dict[int, int], run_on: Executor,
-                 chunk_size: int, strategies_from: int, on_progress: Progress | None):
-        super().__init__(writer, sizes, chunk_size, on_progress)
+                 chunk_size: int, strategies_from: int, on_progress: Progress | None,
+                 on_eta: Callable[[float], None] | None = None):
+        super().__init__(writer, sizes, chunk_size, on_progress,
+                         layer_weights(face, strategies_from), on_eta)
         self.face, self.run_on, self.split = face, run_on, strategies_from
 
     def layer(self, layer: int, below: Floats | None) -> Floats:
@@ -106,6 +116,21 @@ class _Run(ChunkCommitter):
             yield from map(solve, ranges)
             return
         yield from ordered(self.run_on, solve, ranges)  # the workers get ``below`` once
+
+
+def layer_weights(face: IndexedFace, strategies_from: int) -> dict[int, float]:
+    """Return the relative cost of a position of each layer, for the ETA: one row
+    written (``STRATEGY_ROW_COST`` with strategies) plus its stage game's entries, as
+    the mean rows x columns of the layer's first positions (a layer's positions have
+    the same number of moves in Goofspiel)."""
+    weights = {}
+    for layer in face.layers():
+        start, stop = face.sorted_chunks(layer, 256)[0]
+        rows, cols = face.sorted_actions(layer, start, stop)
+        entries = float(np.mean((rows >= 0).sum(axis=1) * (cols >= 0).sum(axis=1)))
+        row = STRATEGY_ROW_COST if layer >= strategies_from else 1.0
+        weights[layer] = row + entries / ENTRIES_PER_ROW
+    return weights
 
 
 def _chunk_rows(face: IndexedFace, layer: int, below: Floats | None, strategies: bool,

@@ -143,6 +143,15 @@ class _Bar:
         bar.total = total
         bar.update(done - bar.n)
 
+    def eta(self, seconds: float) -> None:
+        """Show ``seconds`` as the ETA instead of tqdm's own (a build's: its layers'
+        positions weighted by their cost, ``gamedb.build``)."""
+        from tqdm import tqdm
+
+        bar = self._shown()
+        bar.bar_format = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}, {rate_fmt}{postfix}]"
+        bar.set_postfix_str(f"ETA {tqdm.format_interval(seconds)}", refresh=False)
+
     def stage(self, text: str) -> None:
         """Show what the long command is doing now (e.g. before a total is known)."""
         self._shown().set_description_str(text)

@@ -118,6 +118,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
                            on_progress=on_progress, values_only=values_only,
                            strategies_from=strategies_from, cluster=cluster,
                            on_stage=on_progress.stage if on_progress else None,
+                           on_eta=on_progress.eta if on_progress else None,
                            max_memory=None if force else available_memory())
         click.echo(json.dumps(vars_of(report)) if as_json else _format_report(report))
     except KeyboardInterrupt:  # also while the report is printed: the same line

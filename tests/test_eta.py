@@ -1,0 +1,87 @@
+"""The build's ETA: work left over the run's rate of work, each layer's positions
+weighted by their cost, the clock started after the first chunk (it compiles)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gamedb.store.writer as writer_module
+from gamedb.build import build
+from gamedb.build_indexed import ENTRIES_PER_ROW, STRATEGY_ROW_COST, layer_weights
+from gamedb.games import load_game
+from gamedb.store.writer import ChunkCommitter, ChunkRows, Writer
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _rows(layer: int, n: int) -> ChunkRows:
+    keys = np.arange(n, dtype=np.int64) + (layer << 40)
+    return ChunkRows(layer, keys, np.zeros(n), np.zeros(n), None, None, 0.0)
+
+
+def test_the_eta_weights_each_layer_by_its_cost(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = _Clock()
+    monkeypatch.setattr(writer_module.time, "perf_counter", clock)
+    writer = Writer(tmp_path / "x.sqlite", load_game("goofspiel(num_cards=4)"), {})
+    etas: list[float] = []
+    try:
+        # layer 1: 1,000 cheap positions (weight 1); layer 2: 1,000 costing 4 each
+        committer = ChunkCommitter(writer, {1: 1000, 2: 1000}, 10**9, None,
+                                   weights={1: 1.0, 2: 4.0}, on_eta=etas.append)
+        clock.now += 30.0  # the first chunk compiles: not counted in the rate
+        committer.commit(_rows(1, 100), 0, 100)
+        clock.now += 10.0  # then 100 cheap positions in 10 s: 10 units of work per second
+        committer.commit(_rows(1, 100), 0, 200)
+    finally:
+        writer.close()
+    # left: 800 cheap + 4 x 1,000 = 4,800 units at 10/s = 480 s; positions alone: 180 s
+    assert etas[-1] == pytest.approx(480.0)
+    progress = committer._progress
+    assert progress is not None and progress.eta_seconds == pytest.approx(480.0)
+    assert progress.rate == pytest.approx(10.0)  # positions per second since the clock
+
+
+def test_without_weights_it_is_positions_left_over_the_rate(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = _Clock()
+    monkeypatch.setattr(writer_module.time, "perf_counter", clock)
+    writer = Writer(tmp_path / "x.sqlite", load_game("goofspiel(num_cards=4)"), {})
+    etas: list[float] = []
+    try:
+        committer = ChunkCommitter(writer, {1: 1000, 2: 1000}, 10**9, None, on_eta=etas.append)
+        clock.now += 5.0
+        committer.commit(_rows(1, 500), 0, 500)  # the first: 100/s including start-up
+        assert etas[-1] == pytest.approx(1500 / 100)
+        clock.now += 10.0
+        committer.commit(_rows(1, 500), 0, 1000)
+    finally:
+        writer.close()
+    assert etas[-1] == pytest.approx(1000 / 50)
+
+
+def test_goofspiel_layers_cost_more_the_more_cards_in_hand() -> None:
+    face = load_game("goofspiel(num_cards=8,returns_type=point_difference)").indexed_face()
+    assert face is not None
+    weights = layer_weights(face, strategies_from=7)
+    # n cards in hand: an n x n stage game; layers 7 and 8 also write strategies
+    for layer in range(1, 9):
+        row = STRATEGY_ROW_COST if layer >= 7 else 1.0
+        assert weights[layer] == pytest.approx(row + layer * layer / ENTRIES_PER_ROW)
+
+
+def test_a_build_reports_a_falling_eta(tmp_path: Path) -> None:
+    etas: list[float] = []
+    build("goofspiel(num_cards=7,returns_type=point_difference)", tmp_path / "g7.sqlite",
+          chunk_size=2000, on_eta=etas.append)
+    assert len(etas) > 5 and all(eta >= 0 for eta in etas)
+    assert etas[-1] == 0.0  # nothing left
