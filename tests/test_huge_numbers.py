@@ -18,7 +18,7 @@ def test_play_rejects_a_huge_move_and_asks_again(built) -> None:  # type: ignore
                                 input=f"{HUGE}\n3\n2\n1\n")
     assert result.exit_code == 0 and "Traceback" not in result.output
     assert "Game over" in result.stdout
-    refusal = [line for line in result.stdout.splitlines() if "is not a legal card" in line]
+    refusal = [line for line in result.stdout.splitlines() if "is not legal here" in line]
     assert len(refusal) == 1 and len(refusal[0]) < 200, refusal
 
 

@@ -159,7 +159,7 @@ def test_play_of_committed_goofspiel_takes_orders_not_their_numbers(tmp_path: Pa
     result = CliRunner().invoke(cli, ["play", str(path), "--seed", "1"], input="5\n2-3-1\n")
     assert result.exit_code == 0
     assert "(1-2-3, 1-3-2, 2-1-3, 2-3-1, 3-1-2, 3-2-1; ? explains, quit ends)" in result.stdout
-    assert "'5' is not a legal bids; choose one of 1-2-3, " in result.stdout  # the file's noun
+    assert "'5' is not legal here; choose one of 1-2-3, " in result.stdout  # the file's noun
     assert "you played 2-3-1, " in result.stdout and "after 1 round:" in result.stdout
 
 

@@ -29,6 +29,10 @@ def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
         GameError: an unknown name, or an agent that makes no sense in this game.
     """
     name = name.strip()
+    prefix, colon, inner = name.partition(":")
+    if colon and prefix in ("best-response", "equilibrium-vs") and not inner.strip():
+        raise GameError(f"agent {name!r} needs the agent it answers after the colon, "
+                        f"e.g. {prefix}:highest")
     if name.startswith("best-response:"):
         return BestResponse(game, make_agent(name.partition(":")[2], game, db))
     if name.startswith("equilibrium-vs:"):

@@ -89,7 +89,7 @@ def _ask(game: Any, state: Any, seat: int, read: Read, write: Write, eq: Equilib
         elif text in typed:
             return typed[text]
         else:
-            write(f"{shown(text)} is not a legal {noun}; choose one of {names}")
+            write(f"{shown(text)} is not legal here; choose one of {names}")
 
 
 def explain(eq: Equilibrium, state: Any, label: str = "now") -> str:

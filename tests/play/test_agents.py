@@ -50,7 +50,9 @@ def test_generic_agent_names_work_in_jujitsu(name: str) -> None:
 
 @pytest.mark.parametrize("name,message", [("level-2", "revealed prize"),
                                           ("bid-range-5-2", "empty range"),
-                                          ("alphago", "unknown agent")])
+                                          ("alphago", "unknown agent"),
+                                          ("equilibrium-vs:", "needs the agent it answers"),
+                                          ("best-response: ", "e.g. best-response:highest")])
 def test_bad_agent_names_are_user_errors(name: str, message: str) -> None:
     with pytest.raises(GameError, match=message):
         make_agent(name, load_game("jujitsu(num_cards=3)"))

@@ -73,7 +73,7 @@ def test_scripted_play_reveals_cards_keeps_score_and_explains(built) -> None:  #
     db = str(built("jujitsu(num_cards=3)"))
     code, out, err = run("play", db, "--seed", "3", stdin="9\n?\n3\n2\n1\n")
     assert code == 0, err
-    assert "not a legal card" in out and "equilibrium at now" in out
+    assert "is not legal here; choose one of" in out and "equilibrium at now" in out
     assert out.count("you played") == 3 and "score you" in out and "Game over" in out
 
 
