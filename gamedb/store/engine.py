@@ -80,6 +80,14 @@ def dispose(engine: Engine, conn: Connection | None = None) -> None:
             engine.dispose()
 
 
+def missing_file_said(path: Path) -> str:
+    """What to say of a database path that is not a file (a folder, or nothing)."""
+    if path.is_dir():
+        return (f"{path}: a folder, not a database file; give the .sqlite file(s) in it "
+                f"(e.g. {path / '*.sqlite'})")
+    return f"{path}: no such database file"
+
+
 def _journal(path: Path) -> Path:
     return path.with_name(path.name + "-journal")
 
@@ -111,7 +119,7 @@ def roll_back_interrupted_write(path: Path) -> None:
 def readonly_engine(path: Path) -> Engine:
     """Return an engine that can never write to ``path`` (``mode=ro`` URI)."""
     if not path.is_file():
-        raise NotAGameDB(f"{path}: no such database file")
+        raise NotAGameDB(missing_file_said(path))
     uri = f"file:{path.resolve()}?mode=ro{_immutable(path)}"
     engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True))
     return engine

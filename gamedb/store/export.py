@@ -35,7 +35,7 @@ from typing import Any, TextIO
 
 from gamedb.games import load_game
 from gamedb.games.base import LAYER_SHIFT
-from gamedb.store.engine import interrupted_write_said
+from gamedb.store.engine import interrupted_write_said, missing_file_said
 from gamedb.store.database import GameDB, StoredRows, open_db
 from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError, refuse_own_database
 
@@ -77,7 +77,7 @@ def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Iterator[tuple[Any, ...]]
 def _readonly(path: Path) -> sqlite3.Connection:
     """Open ``path`` so that nothing can write: ``mode=ro``, ``query_only``, no ATTACH."""
     if not path.is_file():
-        raise NotAGameDB(f"{path}: no such database file")
+        raise NotAGameDB(missing_file_said(path))
     conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
