@@ -187,6 +187,10 @@ def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None
         if sample is None and from_layer is None:
             check.whole_file()
             check.grundy()
+        elif db.game.capabilities.impartial and book is None:
+            return replace(check.report(), note=(
+                "the Grundy values (table grundy) are checked by a verify of the whole "
+                "file only, without --sample or --from-layer"))
         if book is not None:
             verified = db.meta.get("book_source", {}).get("verified", {})
             return replace(check.report(), note=(

@@ -169,3 +169,14 @@ def test_a_grundy_value_that_contradicts_the_stored_value_is_reported(nim: Path)
     report = verify(nim)
     assert not report.ok and report.failed[0].key == key
     assert "the mover loses" in report.failed[0].reason
+
+
+@pytest.mark.parametrize("kwargs", [{"sample": 5}, {"from_layer": 2}])
+def test_a_partial_verify_of_an_impartial_file_says_the_grundy_values_were_not_checked(
+        nim: Path, kwargs: dict[str, int]) -> None:
+    key = _grundy_key(nim, 1)
+    with sqlite3.connect(nim) as conn:
+        conn.execute("UPDATE grundy SET grundy = grundy + 1 WHERE key = ?", (key,))
+    report = verify(nim, **kwargs)  # type: ignore[arg-type]
+    assert report.ok and "Grundy values" in report.note and "whole file" in report.note
+    assert not verify(nim).ok  # the whole-file verify finds it
