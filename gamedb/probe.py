@@ -200,6 +200,12 @@ def _revision(conn: sqlite3.Connection, path: Path) -> str:
     try:
         row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
     except sqlite3.DatabaseError as exc:
+        journal = path.with_name(path.name + "-journal")
+        if "readonly" in str(exc) and journal.is_file() and journal.stat().st_size:
+            raise UnreadableFile(f"{path.name}: a write to it was interrupted ({journal.name} "
+                                 "holds the pages it changed) and a read-only reader cannot "
+                                 "restore them: run the gamedb build that wrote it again "
+                                 "(it restores the file first)") from None
         raise UnreadableFile(f"{path.name} is not a gamedb file ({exc})") from None
     revision = str(row[0]) if row else "none"
     if revision not in SCHEMA_REVISIONS:

@@ -94,3 +94,12 @@ def test_read_only_commands_say_how_to_restore_it(finished: Path, tmp_path: Path
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     # nothing written: the read-only command left the file and its journal as they were
     assert (victim.read_bytes(), victim.with_name("victim.sqlite-journal").read_bytes()) == before
+
+
+def test_the_probe_api_says_so_too(finished: Path, tmp_path: Path) -> None:
+    from gamedb.probe import GameFile, UnreadableFile
+
+    victim = tmp_path / "victim.sqlite"
+    _killed_mid_write(finished, victim)
+    with pytest.raises(UnreadableFile, match="victim.sqlite-journal.*gamedb build"):
+        GameFile(victim)
