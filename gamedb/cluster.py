@@ -146,6 +146,7 @@ class Dask:
         """Connect to the scheduler at ``address`` (``distributed.comm.timeouts.connect``,
         30 s unless configured, e.g. ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``)."""
         distributed = _distributed()
+        _quiet_client_logs()
         try:
             return cls(distributed.Client(address, set_as_default=False))
         except (OSError, distributed.comm.CommClosedError) as exc:
@@ -225,6 +226,15 @@ class DaskPool(Generic[T, R]):
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _quiet_client_logs() -> None:
+    """Keep Dask's client logs (reconnect attempts, their tracebacks) off the user's
+    terminal: a lost scheduler is said once, by ``_translated``, in one line."""
+    names = [name for name in logging.root.manager.loggerDict
+             if name.split(".")[0] in ("distributed", "tornado", "asyncio")]
+    for name in {"distributed", "tornado", "asyncio", *names}:  # some set their own level
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def _run_group(func: Callable[[T], R], group: list[T]) -> list[R]:  # runs on a worker

@@ -218,6 +218,40 @@ def test_a_killed_client_resumes_to_the_same_file(
     assert _dump(path) == reference(*LONG)
 
 
+def test_a_scheduler_lost_mid_build_is_one_line_and_the_file_resumes(
+        tmp_path: Path, reference: Callable[[str, int], tuple[object, ...]]) -> None:
+    """The scheduler SIGKILLed while the build runs chunks on it: the client says so in
+    one line (exit 1), and the same build, here without a cluster, resumes the file to
+    the reference."""
+    pytest.importorskip("distributed", reason=NEEDS)
+    cluster = Scheduler()
+    path = tmp_path / "lost.sqlite"
+    try:
+        cluster.add_worker()
+        cluster.wait_for_workers(1)
+        args = _cli(LONG[0], "--db", str(path), "--chunk-size", str(LONG[1]), "--quiet",
+                    "--cluster", cluster.address)
+        client = subprocess.Popen(args, env=_env(), stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while _stored(path) < 1_000 and client.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(cluster.procs[0].pid, signal.SIGKILL)  # the scheduler alone
+        _, err = client.communicate(timeout=240)
+    finally:
+        cluster.stop()
+    assert client.returncode == 1, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0].startswith(f"Error: {path}: lost the Dask scheduler at "), err
+    assert lines[0].endswith("every finished chunk is saved: run the same command to resume")
+    assert 0 < _stored(path) < sum(1 for _ in reference(*LONG)[0])
+    done = subprocess.run(_cli(LONG[0], "--db", str(path), "--chunk-size", str(LONG[1]),
+                               "--quiet"), env=_env(), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert _dump(path) == reference(*LONG)
+
+
 def _group(pgid: int) -> set[int]:
     """Pids of the live (not zombie) processes of a process group."""
     pids = set()
