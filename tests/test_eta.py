@@ -3,6 +3,7 @@ weighted by their cost, the clock started after the first chunk (it compiles).""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -23,27 +24,36 @@ class _Clock:
         return self.now
 
 
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
+    fake = _Clock()
+    monkeypatch.setattr(writer_module.time, "perf_counter", fake)
+    return fake
+
+
+@pytest.fixture
+def writer(tmp_path: Path) -> Iterator[Writer]:
+    opened = Writer(tmp_path / "x.sqlite", load_game("goofspiel(num_cards=4)"), {})
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
 def _rows(layer: int, n: int) -> ChunkRows:
     keys = np.arange(n, dtype=np.int64) + (layer << 40)
     return ChunkRows(layer, keys, np.zeros(n), np.zeros(n), None, None, 0.0)
 
 
-def test_the_eta_weights_each_layer_by_its_cost(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = _Clock()
-    monkeypatch.setattr(writer_module.time, "perf_counter", clock)
-    writer = Writer(tmp_path / "x.sqlite", load_game("goofspiel(num_cards=4)"), {})
+def test_the_eta_weights_each_layer_by_its_cost(clock: _Clock, writer: Writer) -> None:
     etas: list[float] = []
-    try:
-        # layer 1: 1,000 cheap positions (weight 1); layer 2: 1,000 costing 4 each
-        committer = ChunkCommitter(writer, {1: 1000, 2: 1000}, 10**9, None,
-                                   weights={1: 1.0, 2: 4.0}, on_eta=etas.append)
-        clock.now += 30.0  # the first chunk compiles: not counted in the rate
-        committer.commit(_rows(1, 100), 0, 100)
-        clock.now += 10.0  # then 100 cheap positions in 10 s: 10 units of work per second
-        committer.commit(_rows(1, 100), 0, 200)
-    finally:
-        writer.close()
+    # layer 1: 1,000 cheap positions (weight 1); layer 2: 1,000 costing 4 each
+    committer = ChunkCommitter(writer, {1: 1000, 2: 1000}, 10**9, None,
+                               weights={1: 1.0, 2: 4.0}, on_eta=etas.append)
+    clock.now += 30.0  # the first chunk compiles: not counted in the rate
+    committer.commit(_rows(1, 100), 0, 100)
+    clock.now += 10.0  # then 100 cheap positions in 10 s: 10 units of work per second
+    committer.commit(_rows(1, 100), 0, 200)
     # left: 800 cheap + 4 x 1,000 = 4,800 units at 10/s = 480 s; positions alone: 180 s
     assert etas[-1] == pytest.approx(480.0)
     progress = committer._progress
@@ -51,21 +61,15 @@ def test_the_eta_weights_each_layer_by_its_cost(tmp_path: Path,
     assert progress.rate == pytest.approx(10.0)  # positions per second since the clock
 
 
-def test_without_weights_it_is_positions_left_over_the_rate(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = _Clock()
-    monkeypatch.setattr(writer_module.time, "perf_counter", clock)
-    writer = Writer(tmp_path / "x.sqlite", load_game("goofspiel(num_cards=4)"), {})
+def test_without_weights_it_is_positions_left_over_the_rate(clock: _Clock,
+                                                            writer: Writer) -> None:
     etas: list[float] = []
-    try:
-        committer = ChunkCommitter(writer, {1: 1000, 2: 1000}, 10**9, None, on_eta=etas.append)
-        clock.now += 5.0
-        committer.commit(_rows(1, 500), 0, 500)  # the first: 100/s including start-up
-        assert etas[-1] == pytest.approx(1500 / 100)
-        clock.now += 10.0
-        committer.commit(_rows(1, 500), 0, 1000)
-    finally:
-        writer.close()
+    committer = ChunkCommitter(writer, {1: 1000, 2: 1000}, 10**9, None, on_eta=etas.append)
+    clock.now += 5.0
+    committer.commit(_rows(1, 500), 0, 500)  # the first: 100/s including start-up
+    assert etas[-1] == pytest.approx(1500 / 100)
+    clock.now += 10.0
+    committer.commit(_rows(1, 500), 0, 1000)
     assert etas[-1] == pytest.approx(1000 / 50)
 
 
