@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
 
 from gamedb.build import build
+
+# A suite started in the background of a non-interactive shell (`pytest &`) inherits
+# SIGINT ignored, and so would every gamedb it starts: its Ctrl-C tests would see builds
+# that never stop. A terminal's foreground job has the default; a Python handler here is
+# reset to the default in the programs the tests start (exec keeps only "ignored").
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
