@@ -6,6 +6,7 @@ import signal
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from gamedb.build import build
 
@@ -15,6 +16,11 @@ from gamedb.build import build
 # reset to the default in the programs the tests start (exec keeps only "ignored").
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# Hypothesis' per-example deadline (200 ms) is a timing assertion: a loaded machine broke
+# it once (259 ms decoding a few strategy texts). Speed is measured under bench/.
+settings.register_profile("gamedb", deadline=None)
+settings.load_profile("gamedb")
 
 
 @pytest.fixture

@@ -69,7 +69,7 @@ def test_show_reports_strategies_in_real_cards(tmp_path: Path) -> None:
     (("info", "missing.sqlite"), "no such database file"),
     (("info", "."), "a folder, not a database file; give the .sqlite file(s) in it"),
     (("sql", ".", "SELECT 1"), "a folder, not a database file"),
-    (("serve", "."), "a folder, not a database file"),
+    (("export", "."), "a folder, not a database file"),
 ])
 def test_bad_input_is_one_line_exit_1(tmp_path: Path, args: tuple[str, ...], message: str) -> None:
     result = CliRunner().invoke(cli, list(args))
