@@ -44,7 +44,7 @@ READ_CHUNK = 1_000_000
 #: much as solving this many stage-game entries, and a row with strategies this many
 #: values-only rows. Fitted to the wall rate of each layer of the 13-card build (2.18 µs
 #: + 0.0111 µs per entry: the one writer sets the pace, solving adds little; 50, the
-#: first guess, made its ETA up to 35% high): docs/estimate.md.
+#: first guess, made its ETA up to 42% high): docs/estimate.md.
 ENTRIES_PER_ROW = 200.0
 STRATEGY_ROW_COST = 2.0
 
