@@ -50,6 +50,10 @@ MAX_TASKS = 1_000
 #: Tasks in flight per worker thread: enough that no worker waits for the builder, few
 #: enough that finished results do not pile up on the cluster.
 AHEAD = 2
+
+#: Times one ``DaskPool.imap`` submits its tasks again after Dask cancelled them.
+RESUBMITS = 3
+
 _ADDRESS = re.compile(r"(?:local:(?P<n>[0-9]+)|(?P<url>(?:tcp|tls)://[^\s:/]+:[0-9]+))")
 _EXTRA = 'pip install -e ".[cluster]"'
 
@@ -188,35 +192,68 @@ class DaskPool(Generic[T, R]):
     """``func`` scattered to the workers; ``imap`` runs groups of items as tasks."""
 
     def __init__(self, client: Client, func: Callable[[T], R]):
-        self._client = client
-        self._running: deque[Future[list[R]]] = deque()
+        self._client, self._raw = client, func
+        self._running: deque[tuple[list[T], Future[list[R]]]] = deque()
         with _translated(client):
             client.wait_for_workers(1)
             self._func = client.scatter(func, broadcast=True, hash=False)
 
     def imap(self, items: Iterable[T]) -> Iterator[R]:
-        """Yield ``func(item)`` for every item, in order, computed on the cluster."""
+        """Yield ``func(item)`` for every item, in order, computed on the cluster.
+
+        Tasks that Dask cancels while the scheduler is still there (a killed worker
+        took the only copy of ``func``: "already forgotten") are submitted again, with
+        ``func`` scattered anew, at most ``RESUBMITS`` times per call."""
         tasks = list(items)
         size = max(1, math.ceil(len(tasks) / MAX_TASKS))
         groups = iter([tasks[i:i + size] for i in range(0, len(tasks), size)])
         self._fill(groups)
+        resubmits = 0
         while self._running:
-            with _translated(self._client):
-                results = self._running.popleft().result()
+            try:
+                results = self._running[0][1].result()
+            except Exception as exc:
+                if resubmits < RESUBMITS and self._cancelled_here(exc):
+                    resubmits += 1
+                    self._resubmit()
+                    continue
+                with _translated(self._client):
+                    raise
+            self._running.popleft()
             self._fill(groups)
             yield from results
+
+    def _cancelled_here(self, exc: Exception) -> bool:
+        """True for a task cancelled by a scheduler that is still connected."""
+        distributed = _distributed()
+        return (isinstance(exc, distributed.client.FutureCancelledError)
+                and "scheduler-connection-lost" not in str(exc)
+                and self._client.status == "running")
+
+    def _resubmit(self) -> None:
+        """Scatter ``func`` again and submit the groups in flight again, in order."""
+        groups = [group for group, _ in self._running]
+        with _translated(self._client):
+            self._client.cancel([future for _, future in self._running])
+            self._running.clear()
+            self._func = self._client.scatter(self._raw, broadcast=True, hash=False)
+            for group in groups:
+                self._submit(group)
+
+    def _submit(self, group: list[T]) -> None:
+        self._running.append((group, self._client.submit(_run_group, self._func, group,
+                                                         pure=False)))
 
     def _fill(self, groups: Iterator[list[T]]) -> None:
         """Submit groups until ``AHEAD`` per worker thread are in flight."""
         with _translated(self._client):
             room = AHEAD * max(1, sum(self._client.nthreads().values()))
             while len(self._running) < room and (group := next(groups, None)) is not None:
-                self._running.append(self._client.submit(_run_group, self._func, group,
-                                                         pure=False))
+                self._submit(group)
 
     def stop(self) -> None:
         """Cancel the tasks in flight and forget ``func`` on the workers (idempotent)."""
-        futures = [*self._running, self._func]
+        futures = [*(future for _, future in self._running), self._func]
         self._running.clear()
         if self._client.status == "running":
             self._client.cancel(futures)

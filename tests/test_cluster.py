@@ -188,6 +188,25 @@ def test_a_worker_killed_while_it_runs_chunks_changes_nothing(
     scheduler.wait_for_workers(2)
 
 
+def test_tasks_cancelled_while_the_scheduler_is_there_are_submitted_again(
+        scheduler: Scheduler) -> None:
+    """What a worker killed at the wrong moment can do (CI saw it once): Dask cancels
+    tasks ("already forgotten") whose scattered function lived only on that worker.
+    The pool scatters the function again and submits the cancelled groups again."""
+    import distributed
+
+    from gamedb.cluster import DaskPool
+
+    with distributed.Client(scheduler.address, set_as_default=False) as client:
+        with DaskPool(client, abs) as pool:
+            got = []
+            for i, value in enumerate(pool.imap(range(0, -40, -1))):
+                got.append(value)
+                if i in (0, 5):  # cancel whatever is in flight, twice
+                    client.cancel([future for _, future in pool._running])
+    assert got == list(range(40))
+
+
 def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "gamedb", "build", *args]
 
