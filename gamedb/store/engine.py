@@ -88,21 +88,23 @@ def missing_file_said(path: Path) -> str:
     return f"{path}: no such database file"
 
 
-def _journal(path: Path) -> Path:
-    return path.with_name(path.name + "-journal")
+def _hot_journal(path: Path) -> bool:
+    """True when a write to ``path`` was killed while SQLite's rollback journal was live
+    (a "hot journal", e.g. a build killed as its finished file left WAL mode)."""
+    journal = path.with_name(path.name + "-journal")
+    return journal.is_file() and journal.stat().st_size > 0
 
 
-def interrupted_write_said(path: Path) -> str | None:
-    """What to say of ``path`` when a write to it was killed while SQLite's rollback
-    journal was live (a "hot journal", e.g. a build killed as its finished file left WAL
-    mode): only a writable connection can roll it back, a read-only one fails with
-    "attempt to write a readonly database". ``None`` when there is no such journal."""
-    journal = _journal(path)
-    if not (journal.is_file() and journal.stat().st_size > 0):
+def interrupted_write(path: Path, exc: Exception) -> NotAGameDB | None:
+    """The error to raise instead of ``exc`` when it is a read-only open meeting a hot
+    journal: only a writable connection can roll it back, a read-only one fails with
+    "attempt to write a readonly database". ``None`` for any other error."""
+    if "readonly database" not in str(exc) or not _hot_journal(path):
         return None
-    return (f"{path}: a write to it was interrupted ({journal.name} holds the pages it "
-            "changed) and read-only commands cannot restore them: run the `gamedb build` "
-            "that wrote it again (it restores the file first)")
+    return NotAGameDB(f"{path}: a write to it was interrupted ({path.name}-journal holds "
+                      "the pages it changed) and read-only commands cannot restore them: "
+                      "run the `gamedb build` that wrote it again (it restores the file "
+                      "first)")
 
 
 def roll_back_interrupted_write(path: Path) -> None:
@@ -110,7 +112,7 @@ def roll_back_interrupted_write(path: Path) -> None:
     its first read (the builder calls it under its build lock, before its read-only
     checks). A journal a live writer still holds is not hot: SQLite leaves it alone. A
     damaged file is left for the checks that follow to name precisely."""
-    if not (path.is_file() and interrupted_write_said(path)):
+    if not (path.is_file() and _hot_journal(path)):
         return
     with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(path)) as conn:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
@@ -139,8 +141,8 @@ def read_meta(conn: Connection, path: Path) -> dict[str, Any]:
     try:
         rows = conn.execute(select(schema.meta.c.name, schema.meta.c.value)).all()
     except (OperationalError, DatabaseError) as exc:
-        if "readonly database" in str(exc) and (said := interrupted_write_said(path)):
-            raise NotAGameDB(said) from None
+        if (interrupted := interrupted_write(path, exc)) is not None:
+            raise interrupted from None
         reason = ("not a gamedb database" if "no such table" in str(exc) else
                   "not a gamedb database (not an SQLite file)"
                   if "file is not a database" in str(exc) else str(exc.orig))

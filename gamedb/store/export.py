@@ -35,7 +35,7 @@ from typing import Any, TextIO
 
 from gamedb.games import load_game
 from gamedb.games.base import LAYER_SHIFT
-from gamedb.store.engine import interrupted_write_said, missing_file_said
+from gamedb.store.engine import interrupted_write, missing_file_said
 from gamedb.store.database import GameDB, StoredRows, open_db
 from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError, refuse_own_database
 
@@ -81,12 +81,11 @@ def _readonly(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.OperationalError as exc:
-        if "readonly database" in str(exc) and (said := interrupted_write_said(path)):
+    except sqlite3.DatabaseError as exc:
+        if (interrupted := interrupted_write(path, exc)) is not None:
             conn.close()
-            raise NotAGameDB(said) from None
-    except sqlite3.DatabaseError:
-        pass  # not a database: the statement run on it says so
+            raise interrupted from None
+        # anything else (not a database, ...): the statement run on it says so
     conn.execute("PRAGMA query_only = ON")
     conn.set_authorizer(_no_attach)  # ATTACH could create or write another file
     return conn
