@@ -33,12 +33,25 @@ def dump(path: Path) -> tuple[object, ...]:
                 conn.execute("SELECT layer, states, done, max_gap FROM layers").fetchall(),
                 conn.execute("SELECT name, value FROM meta WHERE name IN "
                              "('status', 'root_value', 'states', 'spec')").fetchall(),
-                conn.execute("SELECT name FROM sqlite_master ORDER BY name").fetchall())
+                conn.execute("SELECT name FROM sqlite_master ORDER BY name").fetchall(),
+                _pages(conn))
+
+
+def _pages(conn: sqlite3.Connection) -> tuple[object, ...]:
+    """The page layers and their pages (none before schema 0006, or in a rows-only file)."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'pages'").fetchone():
+        return ()
+    return (conn.execute("SELECT * FROM page_layers ORDER BY layer").fetchall(),
+            conn.execute("SELECT * FROM pages ORDER BY layer, page").fetchall())
+
+
+EXTRA: list[str] = []
+"""More ``gamedb build`` options (``--build-args``), the same for every run."""
 
 
 def command(spec: str, db: Path, chunk_size: int) -> list[str]:
     return [sys.executable, "-m", "gamedb", "build", spec, "--db", str(db), "--quiet",
-            "--chunk-size", str(chunk_size)]
+            "--chunk-size", str(chunk_size), *EXTRA]
 
 
 def run_cycle(spec: str, db: Path, chunk_size: int, span: float, rnd: random.Random,
@@ -68,7 +81,10 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--chunk-size", type=int, default=64)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--build-args", default="",
+                        help='more build options, e.g. "--pages-below 7 --page-size 200"')
     args = parser.parse_args()
+    EXTRA[:] = args.build_args.split()
     rnd = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         reference = Path(tmp) / "reference.sqlite"
@@ -84,7 +100,7 @@ def main() -> None:
             cycles += 1
             got = dump(db)
             if got != expected:
-                parts = ("states", "strategies", "layers", "meta", "schema objects")
+                parts = ("states", "strategies", "layers", "meta", "schema objects", "pages")
                 differ = [name for name, a, b in zip(parts, got, expected) if a != b]
                 keep = Path(tmp).parent / f"kill_resume_failure_{cycles}.sqlite"
                 shutil.copy(db, keep)

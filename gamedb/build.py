@@ -30,7 +30,8 @@ from gamedb.cluster import Executor, Local, Pool, executor, ordered, processes_h
 from gamedb.estimate import check_fits, estimate
 from gamedb.games import load_game
 from gamedb.games.base import Game, Keys, root_of
-from gamedb.games.indexed import strategy_split
+from gamedb.games.base import GameError
+from gamedb.games.indexed import SMALL_GAME, strategy_split
 from gamedb.jit import needs_compiling
 from gamedb.solver.backward import (
     SolvedStates, ValueTable, batches, distinct_successors, enumerate_layers, solve_states,
@@ -38,6 +39,7 @@ from gamedb.solver.backward import (
 from gamedb.solver.grundy import grundy_values
 from gamedb.solver.matrix_game import TOLERANCE
 from gamedb.store.codec import encode
+from gamedb.store.pages import PAGE_TARGET
 from gamedb.store.writer import ChunkCommitter, ChunkRows, Writer
 
 #: States per transaction: large enough for fast bulk writes, small enough to lose little.
@@ -70,7 +72,8 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
           on_stage: Callable[[str], None] | None = None,
           max_memory: int | None = None, strategies_from: int | None = None,
           cluster: str | None = None,
-          on_eta: Callable[[float], None] | None = None) -> BuildReport:
+          on_eta: Callable[[float], None] | None = None,
+          pages_below: int | None = None, page_size: int = PAGE_TARGET) -> BuildReport:
     """Solve every reachable position of ``game`` into the SQLite file ``path``.
 
     Args:
@@ -97,11 +100,19 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         on_eta: called with the seconds left after every chunk: the work left over the
             run's rate, each layer's positions weighted by their cost (a position
             count's ETA is too low while the cheap endgame layers are solved).
+        pages_below: store the layers below this one as compressed pages of values
+            (``gamedb.store.pages``: no strategies, no ``states`` rows) instead of
+            rows. None: a resumed file's own choice; for a new file, the layers
+            without strategies of a game of more than 10 layers whose keys allow it
+            (``page_split``), none in smaller games.
+        page_size: values per page of a page layer, at most (a page holds whole
+            blocks of the game's index; a resumed layer keeps its own).
     """
     stage = on_stage or (lambda text: None)
     game = load_game(game) if isinstance(game, str) else game
     start = time.perf_counter()
     split = split_layer(game, strategies_from)
+    pages = page_split(game, max(game_layers(game)) + 1 if values_only else split, pages_below)
     fits = functools.partial(_refuse_if_too_big, game, processes_here(workers, cluster),
                              values_only, max_memory, strategies_from)
     existed = Path(path).exists()
@@ -110,17 +121,22 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
     with executor(workers, cluster) as run_on:  # unreachable: the file is left alone
         return _build_into(game, Path(path), run_on, stage, start, fits if existed else None,
                            chunk_size=chunk_size, on_progress=on_progress,
-                           values_only=values_only, split=split, on_eta=on_eta)
+                           values_only=values_only, split=split, on_eta=on_eta,
+                           pages=(pages, pages_below is None), page_size=page_size)
 
 
 def _build_into(game: Game[Any], path: Path, run_on: Executor, stage: Callable[[str], None],
                 start: float, fits: Callable[[], None] | None, *, chunk_size: int,
                 on_progress: Progress | None, values_only: bool, split: int,
-                on_eta: Callable[[float], None] | None) -> BuildReport:
+                on_eta: Callable[[float], None] | None,
+                pages: tuple[int, bool] = (0, False),
+                page_size: int = PAGE_TARGET) -> BuildReport:
     """``build``'s work once the executor is ready: open (or resume) the file, refuse
-    (``fits``) a resumed build too big, solve, finalise."""
+    (``fits``) a resumed build too big, solve, finalise. ``pages``: the first row layer
+    and whether it is only the default (a resumed file keeps its own)."""
     writer = Writer(path, game, {"tolerance": TOLERANCE, "kernel": "numba-simplex"},
-                    values_only=values_only, strategies_from=split)
+                    values_only=values_only, strategies_from=split, pages_below=pages[0],
+                    pages_default=pages[1])
     try:
         if writer.complete:
             return _report(writer, game, 0, 0.0, 0)
@@ -128,7 +144,7 @@ def _build_into(game: Game[Any], path: Path, run_on: Executor, stage: Callable[[
             fits()
         run = _solve_all(game, writer, stage, run_on=run_on, chunk_size=chunk_size,
                          on_progress=on_progress, values_only=values_only, split=split,
-                         on_eta=on_eta)
+                         on_eta=on_eta, page_size=page_size)
         stage("finalising")
         _write_grundy(game, writer)
         seconds = time.perf_counter() - start + float(writer.meta.get("seconds", 0.0))
@@ -152,6 +168,40 @@ def _write_grundy(game: Game[Any], writer: Writer) -> None:
         writer.write_grundy(grundy_values(game, layers))
 
 
+def game_layers(game: Game[Any]) -> list[int]:
+    """Return the layers of a game with an indexed face ([0] without one)."""
+    face = game.indexed_face()
+    return list(face.layers()) if face is not None else [0]
+
+
+def page_split(game: Game[Any], no_strategies_below: int, pages_below: int | None) -> int:
+    """Return the first layer stored as rows (0: no page layer).
+
+    ``pages_below`` None picks the default: the layers without strategies
+    (``no_strategies_below``) of a game of more than ``SMALL_GAME`` layers whose keys
+    are products (``IndexedFace.key_factors``); none in smaller games. An explicit
+    layer must leave the layers with strategies as rows.
+
+    Raises:
+        GameError: ``pages_below`` asks for pages this game cannot have.
+    """
+    face = game.indexed_face()
+    pageable = face is not None and face.key_factors(min(face.layers())) is not None
+    if pages_below is None:
+        big = face is not None and len(face.layers()) > SMALL_GAME
+        return no_strategies_below if pageable and big and no_strategies_below > 1 else 0
+    if pages_below <= min(game_layers(game)):
+        return 0
+    if not pageable:
+        raise GameError(f"{game.spec} cannot store its layers as pages (its index gives no "
+                        "product of key heads and tails); leave out --pages-below")
+    if pages_below > no_strategies_below:
+        raise GameError(f"--pages-below {pages_below}: page layers keep no strategies, and "
+                        f"this build stores them from layer {no_strategies_below}; give "
+                        f"--pages-below {no_strategies_below} or less, or --strategies-from")
+    return pages_below
+
+
 def split_layer(game: Game[Any], strategies_from: int | None) -> int:
     """Return the first layer that stores strategies, 0 for every layer
     (``build``'s ``strategies_from``, ``games.indexed.strategy_split``)."""
@@ -161,7 +211,8 @@ def split_layer(game: Game[Any], strategies_from: int | None) -> int:
 def _solve_all(game: Game[Any], writer: Writer, stage: Callable[[str], None], *,
                run_on: Executor, chunk_size: int, on_progress: Progress | None,
                values_only: bool, split: int,
-               on_eta: Callable[[float], None] | None = None) -> IndexedRun:
+               on_eta: Callable[[float], None] | None = None,
+               page_size: int = PAGE_TARGET) -> IndexedRun:
     """Solve and store what the file lacks: through the game's indexed face if it has
     one (``build_indexed``), else by enumerating every layer's keys."""
     face = game.indexed_face()
@@ -172,6 +223,7 @@ def _solve_all(game: Game[Any], writer: Writer, stage: Callable[[str], None], *,
         stage(solving)
         return build_layers(face, writer, workers=run_on,
                             strategies_from=max(face.layers()) + 1 if values_only else split,
+                            pages_below=writer.pages_below, page_size=page_size,
                             chunk_size=chunk_size,
                             on_progress=on_progress, on_eta=on_eta)
     stage(enumerating)

@@ -32,7 +32,8 @@ from gamedb.games.indexed import Floats, IndexedFace
 from gamedb.solver.indexed import CHUNK_SIZE, solve_sorted
 from gamedb.store.codec import encode
 from gamedb.store.errors import DamagedFile
-from gamedb.store.writer import ChunkCommitter, ChunkRows, Writer
+from gamedb.store.pages import PAGE_TARGET, KeyMap, PageLayer, encode_page
+from gamedb.store.writer import Chunk, ChunkCommitter, ChunkPages, ChunkRows, Writer
 from gamedb.cluster import Executor, Local, ordered
 
 Progress = Callable[[int, int], None]
@@ -59,8 +60,8 @@ class IndexedRun:
 
 
 def build_layers(face: IndexedFace, writer: Writer, *, workers: int | Executor = 1,
-                 chunk_size: int = CHUNK_SIZE, strategies_from: int = 0,
-                 on_progress: Progress | None = None,
+                 chunk_size: int = CHUNK_SIZE, strategies_from: int = 0, pages_below: int = 0,
+                 page_size: int = PAGE_TARGET, on_progress: Progress | None = None,
                  on_eta: Callable[[float], None] | None = None) -> IndexedRun:
     """Solve and store every position of ``face`` that ``writer``'s file lacks.
 
@@ -71,6 +72,10 @@ def build_layers(face: IndexedFace, writer: Writer, *, workers: int | Executor =
             or where they run (``gamedb.cluster.executor``).
         chunk_size: target positions per chunk and per transaction.
         strategies_from: layers below this store NULL strategies (values only).
+        pages_below: layers below this are page layers (values only, ``store.pages``):
+            workers return finished pages, the writer appends them.
+        page_size: values per page, at most (whole blocks, at least one; a resumed
+            layer keeps the size it was started with).
         on_progress: called with (positions done, positions total) after each chunk.
         on_eta: called with the seconds left after each chunk (``layer_weights``).
     """
@@ -78,6 +83,8 @@ def build_layers(face: IndexedFace, writer: Writer, *, workers: int | Executor =
     writer.ensure_layers(sizes)
     run_on = Local(workers) if isinstance(workers, int) else workers
     run = _Run(face, writer, sizes, run_on, chunk_size, strategies_from, on_progress, on_eta)
+    run.paged = {layer: _page_layer(face, writer, layer, page_size)
+                 for layer in face.layers() if layer < pages_below}
     below: Floats | None = None
     for layer in face.layers():
         if run.done.get(layer, 0) < sizes[layer]:
@@ -99,12 +106,17 @@ class _Run(ChunkCommitter):
         super().__init__(writer, sizes, chunk_size, on_progress,
                          layer_weights(face, strategies_from), on_eta)
         self.face, self.run_on, self.split = face, run_on, strategies_from
+        self.paged: dict[int, PageLayer] = {}
+        """The page layers of the build."""
 
     def layer(self, layer: int, below: Floats | None) -> Floats:
         """Solve and store the rest of ``layer``; return its whole summary."""
         done = self.done.get(layer, 0)
         summary = _stored_summary(self.face, self.writer, layer, done)
-        chunks = self.face.sorted_chunks(layer, self.chunk_size)
+        paged = self.paged.get(layer)
+        target = self.chunk_size if paged is None else \
+            max(1, self.chunk_size // paged.page_size) * paged.page_size  # whole pages
+        chunks = self.face.sorted_chunks(layer, target)
         ranges = [(max(a, done), b) for a, b in chunks if b > done]
         for (start, stop), (rows, fell_back) in zip(ranges, self._solved(layer, ranges, below)):
             self.face.accumulate(layer, start, stop, rows.values, summary)
@@ -112,12 +124,18 @@ class _Run(ChunkCommitter):
         return summary
 
     def _solved(self, layer: int, ranges: list[tuple[int, int]],
-                below: Floats | None) -> Iterator[tuple[ChunkRows, int]]:
-        solve = functools.partial(_chunk_rows, self.face, layer, below, layer >= self.split)
+                below: Floats | None) -> Iterator[tuple[Chunk, int]]:
+        solve: Callable[[tuple[int, int]], tuple[Chunk, int]]
+        paged = self.paged.get(layer)
+        if paged is not None:
+            solve = functools.partial(_chunk_pages, self.face, layer, below, paged)
+        else:
+            solve = functools.partial(_chunk_rows, self.face, layer, below, layer >= self.split)
         if not self.run_on.parallel or len(ranges) <= 1:
             yield from map(solve, ranges)
             return
-        yield from ordered(self.run_on, solve, ranges)  # the workers get ``below`` once
+        solved: Iterator[tuple[Chunk, int]] = ordered(self.run_on, solve, ranges)
+        yield from solved  # the workers get ``below`` once
 
 
 def layer_weights(face: IndexedFace, strategies_from: int) -> dict[int, float]:
@@ -149,6 +167,35 @@ def _chunk_rows(face: IndexedFace, layer: int, below: Floats | None, strategies:
     rows = ChunkRows(layer, face.sorted_keys(layer, start, stop), solution.values,
                      solution.gaps, first, second, time.perf_counter() - began)
     return rows, solution.fallbacks
+
+
+def _page_layer(face: IndexedFace, writer: Writer, layer: int, target: int) -> PageLayer:
+    """Describe ``layer`` as a page layer in the file (once) and return it as stored."""
+    factors = face.key_factors(layer)
+    if factors is None:
+        raise ValueError(f"layer {layer} of this game cannot be stored as pages")
+    keymap = KeyMap(*factors)
+    if keymap.size != face.size(layer):
+        raise ValueError(f"layer {layer}: {keymap.size:,} keys in its factors, "
+                         f"{face.size(layer):,} positions")
+    writer.ensure_page_layer(layer, keymap, keymap.page_size(target))
+    return writer.pages.layers[layer]
+
+
+def _chunk_pages(face: IndexedFace, layer: int, below: Floats | None, paged: PageLayer,
+                 bounds: tuple[int, int]) -> tuple[ChunkPages, int]:
+    """Solve positions start..stop-1 (key order, whole pages); return finished pages."""
+    start, stop = bounds
+    began = time.perf_counter()
+    solution = solve_sorted(face, layer, start, stop, below)
+    size, values = paged.page_size, solution.values
+    firsts = range(start, stop, size)
+    blobs = [encode_page(values[i - start:i - start + size]) for i in firsts]
+    pages = ChunkPages(layer, start // size, paged.keymap.keys(start, stop)[::size].tolist(),
+                       [min(size, stop - i) for i in firsts], blobs, values,
+                       float(solution.gaps.max()) if len(values) else 0.0,
+                       time.perf_counter() - began)
+    return pages, solution.fallbacks
 
 
 def _stored_summary(face: IndexedFace, writer: Writer, layer: int, done: int) -> Floats:

@@ -8,6 +8,10 @@ every schema revision keeps. Opening a file checks its schema revision and its k
 layout, and refuses what this reader does not know (``UnreadableFile``).
 Files are opened read-only (``mode=ro``): probing never changes a byte.
 
+Page layers (schema 0006: the values-only layers of big games, docs/format.md) are
+read too: a key's place in its layer is two ``bisect`` searches in the layer's
+``heads`` and ``tails``, and its value is 8 bytes of its page, un-shuffled.
+
 Every family reads the same way. Positions are looked up by canonical key
 (``gamedb key SPEC POSITION`` prints the key of any position), and
 ``GameFile.position`` decodes a key with the file's own ``positions`` view, which
@@ -35,8 +39,12 @@ ValueError: cards must lie in 1..8, got [2, 9] and [4, 7]
 
 from __future__ import annotations
 
+import bisect
 import json
 import sqlite3
+import struct
+import zlib
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,7 +53,7 @@ from typing import Any
 LAYER_SHIFT = 48
 
 #: Schema revisions (``alembic_version``) whose file format this reader knows.
-SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004", "0005")
+SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
 
 _JUJITSU_POT_BITS = 5
 _JUJITSU_DIFF_OFFSET = 32
@@ -94,6 +102,7 @@ class GameFile:
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such database file")
         self.path = path
+        self._pages: dict[int, tuple[str, int, int, "array[int]", "array[int]"]] | None = None
         self._conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
         try:
             self.revision = _revision(self._conn, path)
@@ -138,6 +147,8 @@ class GameFile:
             NotStored: no such key in the file.
         """
         row = self._conn.execute("SELECT value, gap FROM states WHERE key = ?", (key,)).fetchone()
+        if row is None and (key >> LAYER_SHIFT) in self._page_layers:
+            return Stored(key, self._page_value(key), None, {1: {}, 2: {}})
         if row is None:
             raise NotStored(f"key {key} is not in {self.path.name}")
         strategies: dict[int, dict[int, float]] = {1: {}, 2: {}}
@@ -145,6 +156,38 @@ class GameFile:
                 "SELECT player, action, prob FROM strategies WHERE key = ?", (key,)):
             strategies[player][action] = prob
         return Stored(key, row[0], row[1], strategies)
+
+    @property
+    def _page_layers(self) -> dict[int, tuple[str, int, int, "array[int]", "array[int]"]]:
+        """Layer -> (codec, page size, tail bits, heads, tails) of the page layers."""
+        if self._pages is None:
+            self._pages = {}
+            if self._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'page_layers'"
+                                  ).fetchone():
+                for layer, codec, size, bits, heads, tails in self._conn.execute(
+                        "SELECT layer, codec, page_size, tail_bits, heads, tails FROM page_layers"):
+                    self._pages[layer] = (codec, size, bits, _ints(heads), _ints(tails))
+        return self._pages
+
+    def _page_value(self, key: int) -> float:
+        """Return a key's value from its page (``f64-shuffle-zlib``: value i's bytes are
+        bytes i, i + n, ..., i + 7n of the decompressed page of n values)."""
+        codec, size, bits, heads, tails = self._page_layers[key >> LAYER_SHIFT]
+        if codec != "f64-shuffle-zlib":
+            raise UnreadableFile(f"{self.path.name}: page codec {codec!r} is not known here")
+        head, tail = key >> bits << bits, key & ((1 << bits) - 1)
+        i, j = bisect.bisect_left(heads, head), bisect.bisect_left(tails, tail)
+        if i == len(heads) or heads[i] != head or j == len(tails) or tails[j] != tail:
+            raise NotStored(f"key {key} is not in {self.path.name}")
+        where = i * len(tails) + j
+        row = self._conn.execute("SELECT count, data FROM pages WHERE layer = ? AND page = ?",
+                                 (key >> LAYER_SHIFT, where // size)).fetchone()
+        if row is None:
+            raise NotStored(f"key {key} is not in {self.path.name} (an unfinished build)")
+        count, data = row
+        raw, at = zlib.decompress(data), where % size
+        value: float = struct.unpack("<d", bytes(raw[at + b * count] for b in range(8)))[0]
+        return value
 
     def position(self, key: int) -> dict[str, Any]:
         """Return the position of a stored key, decoded: its text and fields by name.
@@ -194,6 +237,14 @@ class GameFile:
             3 - player if where.swapped else player].items()} for player in (1, 2)}
         return Stored(where.key, -stored.value if where.swapped else stored.value,
                       stored.gap, real)
+
+
+def _ints(data: bytes) -> "array[int]":
+    """Return a zlib-compressed list of little-endian int64s (``page_layers``)."""
+    ints = array("q", zlib.decompress(data))
+    if struct.pack("=q", 1) != struct.pack("<q", 1):  # a big-endian machine
+        ints.byteswap()
+    return ints
 
 
 def _revision(conn: sqlite3.Connection, path: Path) -> str:

@@ -59,6 +59,17 @@ def _usable_cpus() -> int:
                    "hand for Goofspiel); the others are stored as with --values-only. "
                    "Default: every layer, except point-difference Goofspiel of 11 or more "
                    "cards: 11 cards in hand and up.")
+@click.option("--pages-below", type=click.IntRange(0, None), default=None,
+              help="Store the layers below this one as compressed pages of values (no "
+                   "strategies, ~7 bytes a position instead of ~28) rather than one SQLite "
+                   "row each; `gamedb show`, `probe` and `verify` read both. Default: the "
+                   "layers without strategies of point-difference Goofspiel of 11 or more "
+                   "cards (docs/format.md); rows everywhere else. 0: rows only.")
+@click.option("--page-size", type=click.IntRange(1, 1 << 24), default=65_536,
+              show_default=True,
+              help="Values per page of a page layer, at most (a page holds whole blocks of "
+                   "the game's index, at least one). Smaller pages: faster single reads, "
+                   "larger files.")
 @click.option("--cluster", metavar="ADDRESS", callback=lambda ctx, param, value: _cluster(value),
               help="Solve the chunks on a Dask cluster instead of --workers processes: "
                    "tcp://HOST:PORT (a running Dask scheduler) or local:N (N worker "
@@ -74,8 +85,8 @@ def _usable_cpus() -> int:
               help="Print the final report (or with --estimate, the estimate) as JSON.")
 @user_errors
 def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int,
-                  values_only: bool, strategies_from: int | None, cluster: str | None,
-                  quiet: bool, only_estimate: bool, force: bool, as_json: bool) -> None:
+                  values_only: bool, strategies_from: int | None, pages_below: int | None,
+                  page_size: int, cluster: str | None, quiet: bool, only_estimate: bool, force: bool, as_json: bool) -> None:
     """Solve every reachable position of SPEC into a SQLite database.
 
     Without --db the file is SPEC written as a file name, in the current directory
@@ -117,7 +128,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
             report = build(game, path, workers=workers, chunk_size=chunk_size,
                            on_progress=on_progress, values_only=values_only,
                            strategies_from=strategies_from, cluster=cluster,
-                           on_stage=on_progress.stage if on_progress else None,
+                           pages_below=pages_below, page_size=page_size, on_stage=on_progress.stage if on_progress else None,
                            on_eta=on_progress.eta if on_progress else None,
                            max_memory=None if force else available_memory())
         click.echo(json.dumps(vars_of(report)) if as_json else _format_report(report))

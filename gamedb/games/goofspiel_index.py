@@ -198,6 +198,14 @@ class GoofspielIndex:
         keys: Ints = (heads[:, None] | codes[None, :]).reshape(-1)
         return keys
 
+    def key_factors(self, layer: int) -> tuple[Ints, Ints, int]:
+        """Return the layer's keys as (heads, tails, tail_bits): a head per block (p, Q)
+        and a tail per hand class (the hands field, the key's lowest bits)."""
+        prize, hidden = block_table(self.n, layer)
+        lay = self._lay
+        heads = (layer << LAYER_SHIFT) | (hidden << lay[_OFF_PRIZES]) | (prize << lay[_OFF_TABLE])
+        return heads, self._codes[layer], int(lay[_OFF_PRIZES])
+
     def sorted_actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
         """Return the action labels of positions start..stop-1 in key order."""
         prize, _, codes = self._sorted_blocks(layer, start, stop)

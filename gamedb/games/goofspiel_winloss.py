@@ -164,6 +164,11 @@ class WinLossIndex:
                       | self._codes[layer][code])
         return keys
 
+    def key_factors(self, layer: int) -> None:
+        """None: a block holds only the hand classes its scores reach, so the keys are
+        no product (page layers are not offered yet)."""
+        return None
+
     def sorted_actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
         """Return the action labels (card ranks) of positions start..stop-1."""
         _, code = self._positions(layer, start, stop)

@@ -95,6 +95,13 @@ class IndexedFace(Protocol):
         """Return the stage games of positions start..stop-1 in key order."""
         ...
 
+    def key_factors(self, layer: int) -> tuple[Ints, Ints, int] | None:
+        """Return (heads, tails, tail_bits) when the layer's keys, in key order, are every
+        ``head | tail`` of the sorted ``heads`` and ``tails`` (tails below
+        ``2**tail_bits``, runs of ``len(tails)`` whole blocks of ``sorted_chunks``), so
+        that the layer can be stored as pages (``gamedb.store.pages``); None if not."""
+        ...
+
     def accumulate(self, layer: int, start: int, stop: int, values: Floats,
                    summary: Floats) -> None:
         """Add the values of positions start..stop-1 in key order to ``summary`` (zeros

@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +34,7 @@ from gamedb.store.engine import (
     BuildProgress, read_meta, readonly_engine, sqlite_connection, writable_engine,
 )
 from gamedb.store.errors import DamagedFile, NotSolved, SpecMismatch
+from gamedb.store.pages import PageError, PageReader
 from gamedb.store.views import VIEWS
 from gamedb.store.migrate import check_schema
 
@@ -137,6 +138,11 @@ class GameDB:
         self.meta = read_meta(self._conn, path)
         check_schema(self._conn, str(path))
         self.game: Game[Any] = game_for_meta(self.meta, path)
+        try:
+            self.pages = PageReader(self._raw)
+            """The file's page layers (``gamedb.store.pages``; none in most files)."""
+        except PageError as exc:
+            raise DamagedFile(path, f"page_layers: {exc}") from None
         # a values-only file's stage solutions, per canonical key (many positions share one)
         self._solve_stage = functools.lru_cache(maxsize=1 << 14)(self._solve_stage_uncached)
         check_tables(self._conn, path, self.game)
@@ -271,10 +277,16 @@ class GameDB:
         return canon.sign * float(row.value) + canon.offset + 0.0
 
     def _row(self, key: int, text: str, state: Any) -> Any:
-        states = schema.states.c
-        row = self._conn.execute(
-            select(states.value, states.gap, states.strategy1, states.strategy2)
-            .where(states.key == key)).first()
+        layer = int(self.game.layer_of(np.array([key], np.int64))[0])
+        row: Any
+        if layer in self.pages.layers:
+            found, values = self._paged_values(layer, np.array([key], np.int64))
+            row = _Cells(float(values[0]), None, None, None) if len(found) else None
+        else:
+            states = schema.states.c
+            row = self._conn.execute(
+                select(states.value, states.gap, states.strategy1, states.strategy2)
+                .where(states.key == key)).first()
         if row is None:
             raise NotSolved(f"position not in {self.path.name}: {text}{self._why_missing(state)}")
         return row
@@ -329,20 +341,25 @@ class GameDB:
             return default
 
     def stored_layers(self) -> list[int]:
-        """Return the layers holding stored positions, lowest first (read from the keys,
-        not from the ``layers`` table)."""
+        """Return the layers holding stored positions, lowest first (read from the keys
+        and pages, not from the ``layers`` table)."""
+        paged = [layer for layer in self.pages.layers if self._raw.execute(
+            "SELECT 1 FROM pages WHERE layer = ? LIMIT 1", (layer,)).fetchone()]
         low, high = self._raw.execute("SELECT min(key), max(key) FROM states").fetchone()
         if low is None:
-            return []
+            return sorted(paged)
         first, last = (int(x) for x in self.game.layer_of(np.array([low, high], np.int64)))
-        return [layer for layer in range(first, last + 1) if self._raw.execute(
+        return sorted(paged + [layer for layer in range(first, last + 1) if self._raw.execute(
             "SELECT 1 FROM states WHERE key BETWEEN ? AND ? LIMIT 1",
-            layer_bounds(layer)).fetchone()]
+            layer_bounds(layer)).fetchone()])
 
     def layer_rows(self, layer: int, *, size: int = 65_536,
                    strategies: bool = True) -> Iterator[StoredRows]:
         """Yield the stored rows of ``layer`` in key order, ``size`` at a time (without
         their strategies, read by ``joined_strategies``, unless ``strategies``)."""
+        if layer in self.pages.layers:
+            yield from self._page_rows(layer, size)
+            return
         cursor = self._raw.execute((_ROWS if strategies else _NUMBERS)
                                    + "key BETWEEN ? AND ? ORDER BY key", layer_bounds(layer))
         while True:
@@ -351,6 +368,36 @@ class GameDB:
             if not len(rows.keys):
                 return
             yield rows
+
+    def _page_rows(self, layer: int, size: int) -> Iterator[StoredRows]:
+        """``layer_rows`` of a page layer: its values as rows without gaps or strategies."""
+        try:
+            for keys, values in self.pages.layer_pages(layer):
+                for i in range(0, len(keys), size):
+                    part = values[i:i + size].tolist()
+                    n = len(part)
+                    yield StoredRows(keys[i:i + size], (layer,) * n, tuple(part), (None,) * n,
+                                     (None,) * n, (None,) * n)
+        except PageError as exc:
+            raise DamagedFile(self.path, f"layer {layer}: {exc}") from None
+
+    def _paged_values(self, layer: int, keys: npt.NDArray[np.int64]
+                      ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        try:
+            return self.pages.values_of(layer, keys)
+        except PageError as exc:
+            raise DamagedFile(self.path, f"layer {layer}: {exc}") from None
+
+    def _split_by_pages(self, keys: npt.NDArray[np.int64]
+                        ) -> tuple[npt.NDArray[np.int64], dict[int, npt.NDArray[np.int64]]]:
+        """Return the keys stored as rows, and the others by page layer."""
+        if not self.pages.layers or not len(keys):
+            return keys, {}
+        layers = self.game.layer_of(keys)
+        paged = {layer: keys[layers == layer] for layer in self.pages.layers
+                 if (layers == layer).any()}
+        rows = keys[~np.isin(layers, list(paged))] if paged else keys
+        return rows, paged
 
     def joined_strategies(self, first: int, last: int) -> tuple[str, str]:
         """Return the strategies of the keys from ``first`` to ``last``, each player's
@@ -364,12 +411,23 @@ class GameDB:
 
     def rows_of(self, keys: npt.NDArray[np.int64]) -> StoredRows:
         """Return the stored rows of ``keys`` (sorted; absent keys are left out)."""
-        return StoredRows.of(sorted(self._where_key_in(_ROWS, keys)))
+        keys, paged = self._split_by_pages(keys)
+        rows = self._where_key_in(_ROWS, keys)
+        for layer, mine in paged.items():
+            found, values = self._paged_values(layer, mine)
+            rows += [(k, layer, v, None, None, None) for k, v in zip(found.tolist(),
+                                                                   values.tolist())]
+        return StoredRows.of(sorted(rows))
 
     def values_of(self, keys: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64],
                                                               npt.NDArray[np.float64]]:
         """Return the stored keys among ``keys`` (sorted) and their values (NaN: damaged)."""
-        rows = sorted(self._where_key_in("SELECT key, value FROM states WHERE ", keys))
+        keys, paged = self._split_by_pages(keys)
+        rows = self._where_key_in("SELECT key, value FROM states WHERE ", keys)
+        for layer, mine in paged.items():
+            found, values = self._paged_values(layer, mine)
+            rows += list(zip(found.tolist(), values.tolist()))
+        rows.sort()
         numbers = [v if _is_number(v) and math.isfinite(v) else math.nan for _, v in rows]
         return np.array([k for k, _ in rows], np.int64), np.array(numbers, np.float64)
 
@@ -414,6 +472,15 @@ def game_for_meta(meta: dict[str, Any], path: Path) -> Game[Any]:
         raise SpecMismatch(f"{path}: key layout {meta.get('key_layout')!r} is not "
                            f"{game.key_layout!r}, the one this gamedb reads for {game.spec}")
     return game
+
+
+class _Cells(NamedTuple):
+    """A stored position's cells (a ``states`` row's, or a page value's)."""
+
+    value: Any
+    gap: Any
+    strategy1: str | None
+    strategy2: str | None
 
 
 _ROWS = "SELECT key, layer, value, gap, strategy1, strategy2 FROM states WHERE "

@@ -29,6 +29,11 @@ _TABLES = {
                   "label and probability (zero probabilities left out).",
     "grundy": "Sprague-Grundy value of each stored position of an impartial game (no one "
               "owns a move); empty in other games.",
+    "page_layers": "The layers stored as compressed pages of values instead of states rows "
+                   "(big games' values-only layers): codec, page size and the sorted key "
+                   "heads and tails that place a key in its layer (docs/format.md).",
+    "pages": "The values of the page layers, page_size a page in key order, each a "
+             "compressed BLOB (gamedb show and the Python API read them; SQL sees bytes).",
     "positions": "Every stored position, decoded from its key into readable columns, with "
                  "player 1's value. position can be pasted into gamedb show.",
     "position_strategies": "positions joined with strategies: per position, player and "
@@ -54,6 +59,15 @@ _COLUMNS = {
     "seconds": "Seconds spent solving the layer.",
     "max_gap": "Largest equilibrium gap of the layer.",
     "grundy": "Sprague-Grundy value: the mover wins exactly when it is not 0.",
+    "codec": "How a page's BLOB is encoded (f64-shuffle-zlib: docs/format.md).",
+    "page_size": "Values per page (the layer's last page may hold fewer).",
+    "tail_bits": "Width of a key's tail: key = head | tail, tail < 2**tail_bits.",
+    "heads": "The layer's key heads, sorted int64 little-endian, zlib-compressed.",
+    "tails": "The layer's key tails, sorted int64 little-endian, zlib-compressed.",
+    "page": "Page number: the page holds positions page * page_size and up, in key order.",
+    "first_key": "Key of the page's first value.",
+    "count": "Values in the page.",
+    "data": "The page's values in its layer's codec.",
 }
 #: The meta table's columns mean something else.
 _META_COLUMNS = {"name": "Entry name (spec, family, params, status, root_keys, ...).",

@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
 from gamedb.store.errors import StoreError
-from gamedb.store.schema import SCHEMA_REVISION, STRATEGIES_VIEW, metadata
+from gamedb.store.schema import READABLE_REVISIONS, SCHEMA_REVISION, STRATEGIES_VIEW, metadata
 
 if TYPE_CHECKING:  # alembic is imported only to create or migrate a file (start-up time)
     from alembic.config import Config
@@ -95,13 +95,14 @@ def upgrade(connection: Connection) -> None:
 
 
 def check_schema(connection: Connection, path: str) -> None:
-    """Raise ``SchemaOutOfDate`` unless the file is at head (``SCHEMA_REVISION``)."""
+    """Raise ``SchemaOutOfDate`` unless this gamedb reads the file's revision as it is
+    (``READABLE_REVISIONS``: head, and 0005, which only lacks the page tables)."""
     current, head = current_revision(connection), SCHEMA_REVISION
     if current is not None and current > head:  # readable ids: "0001" < "0002" < ...
         raise SchemaOutOfDate(
             f"{path} has schema revision {current}, newer than this gamedb reads ({head}); "
             "upgrade gamedb to read it")
-    if current != head:
+    if current not in READABLE_REVISIONS:
         raise SchemaOutOfDate(
             f"{path} has schema revision {current}, this gamedb needs {head}; "
             f"run: gamedb upgrade {path}"

@@ -9,10 +9,12 @@ them into ``(key, player, action, prob)`` rows. See docs/format.md.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Float, Integer, MetaData, Table, Text
+from sqlalchemy import Column, Float, Integer, LargeBinary, MetaData, Table, Text
 
 #: Bump when the meaning of a table changes; alembic revisions carry the history.
-SCHEMA_REVISION = "0005"
+SCHEMA_REVISION = "0006"
+#: Revisions this gamedb reads as they are (0005 files simply have no page layers).
+READABLE_REVISIONS = ("0005", "0006")
 
 metadata = MetaData(naming_convention={
     "ix": "ix_%(column_0_label)s",
@@ -55,6 +57,29 @@ grundy = Table(
     Column("key", Integer, primary_key=True, autoincrement=False, comment="states.key"),
     Column("grundy", Integer, nullable=False, comment="Sprague-Grundy value (mex of the moves')"),
     sqlite_with_rowid=False,
+)
+
+#: Page layers (schema 0006, ``gamedb.store.pages``): a layer of a big game stored as its
+#: values in key order, ``page_size`` a page, with no ``states`` rows. Its keys are every
+#: ``head | tail`` of two sorted lists, so a key's place is two binary searches.
+page_layers = Table(
+    "page_layers", metadata,
+    Column("layer", Integer, primary_key=True, autoincrement=False),
+    Column("codec", Text, nullable=False, comment="f64-shuffle-zlib (docs/format.md)"),
+    Column("page_size", Integer, nullable=False, comment="values per page (the last: fewer)"),
+    Column("tail_bits", Integer, nullable=False, comment="tails < 2**tail_bits"),
+    Column("heads", LargeBinary, nullable=False, comment="sorted int64 LE, zlib"),
+    Column("tails", LargeBinary, nullable=False, comment="sorted int64 LE, zlib"),
+)
+
+pages = Table(
+    "pages", metadata,
+    Column("layer", Integer, primary_key=True, autoincrement=False),
+    Column("page", Integer, primary_key=True, autoincrement=False,
+           comment="positions page * page_size and up, in key order"),
+    Column("first_key", Integer, nullable=False, comment="the key of its first value"),
+    Column("count", Integer, nullable=False, comment="values in the page"),
+    Column("data", LargeBinary, nullable=False, comment="the values (page_layers.codec)"),
 )
 
 #: One row per stored non-zero probability, unpacked from the JSON columns of ``states``

@@ -33,6 +33,7 @@ from gamedb.store.engine import (
 from gamedb.store.errors import DamagedFile, DiskFull, SpecMismatch
 from gamedb.store.lock import BuildLock
 from gamedb.store.migrate import check_schema, create_schema
+from gamedb.store.pages import CODEC, KeyMap, PageError, PageReader, pack_ints
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,15 +50,49 @@ class ChunkRows:
     strategy2: list[str] | None
     seconds: float
 
+    @property
+    def size(self) -> int:
+        """Positions in the chunk."""
+        return len(self.keys)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ChunkPages:
+    """Solved positions of one chunk of a page layer: finished pages, ready to append
+    (compressed by the worker that solved them: ``gamedb.store.pages``)."""
+
+    layer: int
+    first_page: int
+    first_keys: list[int]
+    counts: list[int]
+    blobs: list[bytes]
+    values: npt.NDArray[np.float64]
+    """The chunk's values, for the builder's summary (not written again)."""
+    max_gap: float
+    seconds: float
+
+    @property
+    def size(self) -> int:
+        """Positions in the chunk."""
+        return len(self.values)
+
+
+Chunk = ChunkRows | ChunkPages
+
 
 class Writer:
     """The single writer of a database file during a build."""
 
     def __init__(self, path: Path, game: Game[Any], settings: dict[str, Any], *,
-                 values_only: bool = False, strategies_from: int = 0):
+                 values_only: bool = False, strategies_from: int = 0, pages_below: int = 0,
+                 pages_default: bool = False):
         self.path = path
         self.values_only = values_only
         self.strategies_from = strategies_from
+        self.pages_below = pages_below
+        """Layers below this one are page layers (``gamedb.store.pages``); 0: none (an
+        existing file's own when ``pages_default``: the caller chose nothing)."""
+        self._pages_default = pages_default
         self._game = game
         self._lock = BuildLock(path)
         self._lock.acquire()
@@ -91,6 +126,7 @@ class Writer:
         if fresh:
             self._create(game, settings)
         self.meta = read_meta(self._conn, path)
+        self.pages = PageReader(self._raw)
 
     def _create(self, game: Game[Any], settings: dict[str, Any]) -> None:
         self._raw.execute("BEGIN")
@@ -101,6 +137,7 @@ class Writer:
             "gamedb_version": gamedb.__version__, "solver": settings,
             "values_only": self.values_only,
             **({"strategies_from": self.strategies_from} if self.strategies_from else {}),
+            **({"pages_below": self.pages_below} if self.pages_below else {}),
             "status": "building", "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         })
         self._raw.execute("COMMIT")
@@ -112,6 +149,12 @@ class Writer:
         if stored != self.strategies_from and not self.complete:
             raise SpecMismatch(f"{self.path} stores strategies from layer {stored}; build it "
                                f"the same way (--strategies-from {stored}) or use another file")
+        pages = int(self.meta.get("pages_below") or 0)
+        if self._pages_default:
+            self.pages_below = pages
+        elif pages != self.pages_below and not self.complete:
+            raise SpecMismatch(f"{self.path} stores the layers below {pages} as pages; build "
+                               f"it the same way (--pages-below {pages}) or use another file")
 
     @property
     def complete(self) -> bool:
@@ -125,6 +168,16 @@ class Writer:
                 "INSERT OR IGNORE INTO layers(layer, states, done, seconds, max_gap) "
                 "VALUES (?, ?, 0, 0.0, 0.0)", [(int(k), int(v)) for k, v in counts.items()])
 
+    def ensure_page_layer(self, layer: int, keymap: KeyMap, page_size: int) -> None:
+        """Record how ``layer`` is paged (once, at the first start)."""
+        with _full_disk_said(self.path), _transaction(self._raw):
+            self._raw.execute(
+                "INSERT OR IGNORE INTO page_layers(layer, codec, page_size, tail_bits, heads, "
+                "tails) VALUES (?, ?, ?, ?, ?, ?)",
+                (layer, CODEC, page_size, keymap.tail_bits, pack_ints(keymap.heads),
+                 pack_ints(keymap.tails)))
+        self.pages = PageReader(self._raw)
+
     def done_counts(self) -> dict[int, int]:
         """Return layer -> number of states already stored."""
         rows = self._conn.execute(select(schema.layers.c.layer, schema.layers.c.done))
@@ -132,12 +185,15 @@ class Writer:
 
     def layer_values(self, layer: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """Return the stored keys (sorted) and values of one layer."""
+        if layer in self.pages.layers:
+            parts = list(self._stored_pages(layer))
+            keys = np.concatenate([k for k, _ in parts]) if parts else np.zeros(0, np.int64)
+            values = np.concatenate([v for _, v in parts]) if parts else np.zeros(0)
+            self._check_done(layer, len(keys))
+            return keys, values
         rows = self._raw.execute("SELECT key, value FROM states WHERE key BETWEEN ? AND ? "
                                  "ORDER BY key", layer_bounds(layer)).fetchall()
-        done = self._raw.execute("SELECT done FROM layers WHERE layer = ?", (layer,)).fetchone()
-        if done is not None and done[0] != len(rows):  # resuming on a damaged file
-            raise DamagedFile(self.path, f"layer {layer}: the layers table says {done[0]:,} "
-                                         f"position(s) solved, {len(rows):,} are stored")
+        self._check_done(layer, len(rows))
         stored = StoredRows.of([(k, layer, v, 0.0, None, None) for k, v in rows])
         values = stored.numbers()
         if np.isnan(values).any():
@@ -147,8 +203,29 @@ class Writer:
                                          f"value {stored.values[bad]!r} is not a finite number")
         return stored.keys, values
 
+    def _check_done(self, layer: int, stored: int) -> None:
+        done = self._raw.execute("SELECT done FROM layers WHERE layer = ?", (layer,)).fetchone()
+        if done is not None and done[0] != stored:  # resuming on a damaged file
+            raise DamagedFile(self.path, f"layer {layer}: the layers table says {done[0]:,} "
+                                         f"position(s) solved, {stored:,} are stored")
+
+    def _stored_pages(self, layer: int) -> Iterator[tuple[npt.NDArray[np.int64],
+                                                          npt.NDArray[np.float64]]]:
+        """Yield the keys and values of ``layer``'s stored pages, checked finite."""
+        try:
+            for keys, values in self.pages.layer_pages(layer):
+                if not np.isfinite(values).all():
+                    raise DamagedFile(self.path, f"layer {layer}: a stored value is not finite")
+                yield keys, values
+        except PageError as exc:
+            raise DamagedFile(self.path, f"layer {layer}: {exc}") from None
+
     def sorted_values(self, layer: int, step: int) -> Iterator[npt.NDArray[np.float64]]:
-        """Yield the stored values of one layer in key order, ``step`` at a time."""
+        """Yield the stored values of one layer in key order, ``step`` at a time (a page
+        layer: a page at a time, whatever ``step``)."""
+        if layer in self.pages.layers:
+            yield from (values for _, values in self._stored_pages(layer))
+            return
         cursor = self._raw.execute("SELECT value FROM states WHERE key BETWEEN ? AND ? "
                                    "ORDER BY key", layer_bounds(layer))
         while rows := cursor.fetchmany(step):
@@ -167,7 +244,7 @@ class Writer:
         except Exception:  # a key no position has: the message must still come out
             return "(no position of this game)"
 
-    def write_chunks(self, chunks: list[ChunkRows], progress: BuildProgress | None = None) -> None:
+    def write_chunks(self, chunks: list[Chunk], progress: BuildProgress | None = None) -> None:
         """Store solved chunks (one or several small layers) and the progress in a
         single transaction.
 
@@ -176,7 +253,17 @@ class Writer:
         raw = self._raw
         with _full_disk_said(self.path), _transaction(raw):
             for rows in chunks:
-                n = len(rows.keys)
+                n = rows.size
+                if isinstance(rows, ChunkPages):
+                    raw.executemany(
+                        "INSERT INTO pages(layer, page, first_key, count, data) VALUES (?, ?, ?, ?, ?)",
+                        zip([rows.layer] * len(rows.blobs),
+                            range(rows.first_page, rows.first_page + len(rows.blobs)),
+                            rows.first_keys, rows.counts, rows.blobs))
+                    raw.execute("UPDATE layers SET done = done + ?, seconds = seconds + ?, "
+                                "max_gap = max(max_gap, ?) WHERE layer = ?",
+                                (n, rows.seconds, rows.max_gap, rows.layer))
+                    continue
                 if rows.strategy1 is None or rows.strategy2 is None:
                     # Values only: no strategies, no gap (0004). Two bound parameters a
                     # row instead of six: the writer bounds a 13-card build's speed.
@@ -276,15 +363,15 @@ class ChunkCommitter:
         """(time, work, positions) at the first commit: the rate counts from there, as
         the first chunk carries the start-up (compiling the solver: 10-20 s)."""
         self._start = time.perf_counter()
-        self._pending: list[ChunkRows] = []
+        self._pending: list[Chunk] = []
         self._progress: BuildProgress | None = None
 
-    def commit(self, rows: ChunkRows, fell_back: int, layer_done: int) -> None:
+    def commit(self, rows: Chunk, fell_back: int, layer_done: int) -> None:
         """Count ``rows`` (``layer_done``: positions of its layer stored with it) and
         write the pending chunks once they make a transaction."""
-        self.solved += len(rows.keys)
+        self.solved += rows.size
         self.fallbacks += fell_back
-        self._work_done += len(rows.keys) * self._weight(rows.layer)
+        self._work_done += rows.size * self._weight(rows.layer)
         now = time.perf_counter()
         since, work, solved = self._clock or (self._start, 0.0, 0)
         if self._clock is None:
@@ -296,7 +383,7 @@ class ChunkCommitter:
                                        round((self.solved - solved) / elapsed, 1), round(eta, 1),
                                        self.finished + self.solved, self.total, time.time())
         self._pending.append(rows)
-        if sum(len(p.keys) for p in self._pending) >= self.chunk_size:
+        if sum(p.size for p in self._pending) >= self.chunk_size:
             self.flush()
         if self.on_progress is not None:
             self.on_progress(self.finished + self.solved, self.total)

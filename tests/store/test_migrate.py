@@ -56,7 +56,7 @@ def test_file_with_an_older_schema_is_refused_with_the_command_to_run(tmp_path: 
 def test_migrations_are_found_inside_the_package() -> None:
     from gamedb.store.migrate import migrations_dir
     assert (migrations_dir() / "versions" / "0001_initial.py").is_file()
-    assert head_revision() == SCHEMA_REVISION == "0005"
+    assert head_revision() == SCHEMA_REVISION == "0006"
 
 
 def test_upgrading_to_0003_keeps_every_probability_exactly(tmp_path: Path) -> None:
@@ -71,7 +71,7 @@ def test_upgrading_to_0003_keeps_every_probability_exactly(tmp_path: Path) -> No
     query = "SELECT key, player, action, prob FROM strategies ORDER BY key, player, action"
     with sqlite3.connect(old) as conn:
         before = conn.execute(query).fetchall()
-    assert upgrade_file(path) == ("0001", "0005")
+    assert upgrade_file(path) == ("0001", "0006")
     with sqlite3.connect(path) as conn:
         assert conn.execute(query).fetchall() == before and len(before) > 32
         assert conn.execute("SELECT type FROM sqlite_master WHERE name = 'strategies'").fetchone() \
@@ -102,7 +102,7 @@ def test_0004_drops_only_the_not_null_of_gap_and_back(tmp_path: Path) -> None:
         assert _not_null(conn)["gap"] == 1
         assert conn.execute(rows).fetchall() == [(k, l, v, max_gaps[l]) for k, l, v, _ in before]
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    assert upgrade_file(path) == ("0003", "0005")
+    assert upgrade_file(path) == ("0003", "0006")
     with sqlite3.connect(path) as conn:
         assert _not_null(conn) == {"key": 1, "layer": 1, "value": 1, "gap": 0,
                                    "strategy1": 0, "strategy2": 0}
@@ -149,7 +149,7 @@ def test_0005_fills_the_grundy_values_of_an_impartial_file_and_back(tmp_path: Pa
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'grundy'").fetchone() == (0,)
         assert "grundy" not in [d[0] for d in conn.execute("SELECT * FROM positions").description]
-    assert upgrade_file(path) == ("0004", "0005")
+    assert upgrade_file(path) == ("0004", "0006")
     with sqlite3.connect(path) as conn:
         assert conn.execute(query).fetchall() == fresh
     with open_db(path) as db:
@@ -169,3 +169,46 @@ def test_0005_leaves_the_grundy_table_of_other_families_empty(tmp_path: Path) ->
         assert "grundy" not in [d[0] for d in conn.execute("SELECT * FROM positions").description]
     with open_db(path) as db:
         assert db.probe("start").grundy is None
+
+
+def test_a_0005_file_reads_as_it_is_and_0006_adds_only_the_page_tables(tmp_path: Path) -> None:
+    """Schema 0006 adds ``page_layers`` and ``pages``; a 0005 file has no page layers, so
+    every reader takes it as it is, and the upgrade changes no stored row."""
+    from alembic import command
+
+    from gamedb.store.migrate import alembic_config, upgrade_file
+
+    path = tmp_path / "j.sqlite"
+    build("jujitsu(num_cards=4)", path)
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        command.downgrade(alembic_config(conn), "0005")
+    engine.dispose()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name LIKE 'page%'"
+                            ).fetchone() == (0,)
+        rows = conn.execute("SELECT * FROM states ORDER BY key").fetchall()
+    with open_db(path) as db:
+        assert db.probe("start").value == pytest.approx(0) and not db.pages.layers
+    assert upgrade_file(path) == ("0005", "0006")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT * FROM states ORDER BY key").fetchall() == rows
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name IN "
+                            "('pages', 'page_layers')").fetchone() == (2,)
+
+
+def test_a_file_with_page_layers_refuses_the_downgrade_to_0005(tmp_path: Path) -> None:
+    from alembic import command
+
+    from gamedb.store.migrate import alembic_config
+
+    path = tmp_path / "g.sqlite"
+    build("goofspiel(num_cards=4,returns_type=point_difference)", path, pages_below=4,
+          strategies_from=4)
+    engine = create_engine(f"sqlite:///{path}")
+    with pytest.raises(RuntimeError, match="stores page layers"):
+        with engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0005")
+    engine.dispose()
+    with open_db(path) as db:
+        assert sorted(db.pages.layers) == [1, 2, 3]

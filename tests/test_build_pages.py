@@ -1,0 +1,135 @@
+"""Builds with page layers: the same values as row builds, read by every reader."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from gamedb import probe as stdlib_probe
+from gamedb.build import build, page_split
+from gamedb.cli import cli
+from gamedb.games import GameError, load_game
+from gamedb.store.database import open_db
+from gamedb.verify import verify
+
+POINTS = "goofspiel(num_cards={n},returns_type=point_difference)"
+
+
+def _rows(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT key, value FROM states ORDER BY key").fetchall()
+    return np.array([k for k, _ in rows], np.int64), np.array([v for _, v in rows])
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """7-card point difference as rows everywhere, and with layers 1-6 as small pages."""
+    where = tmp_path_factory.mktemp("pages")
+    rows, pages = where / "rows.sqlite", where / "pages.sqlite"
+    build(POINTS.format(n=7), rows, strategies_from=7)
+    build(POINTS.format(n=7), pages, strategies_from=7, pages_below=7, page_size=300,
+          chunk_size=700, workers=2)
+    return rows, pages
+
+
+def test_every_value_is_bit_identical_to_the_row_build(pair: tuple[Path, Path]) -> None:
+    keys, values = _rows(pair[0])
+    with open_db(pair[1]) as db:
+        found, paged = db.values_of(keys)
+        assert sorted(db.pages.layers) == [1, 2, 3, 4, 5, 6]
+    assert found.tolist() == keys.tolist()
+    assert paged.tobytes() == values.tobytes()
+
+
+def test_page_layers_hold_no_rows_and_several_pages(pair: tuple[Path, Path]) -> None:
+    with sqlite3.connect(pair[1]) as conn:
+        assert conn.execute("SELECT DISTINCT layer FROM states").fetchall() == [(7,)]
+        pages = dict(conn.execute("SELECT layer, count(*) FROM pages GROUP BY layer"))
+        counts = dict(conn.execute("SELECT layer, sum(count) FROM pages GROUP BY layer"))
+        states = dict(conn.execute("SELECT layer, states FROM layers WHERE layer < 7"))
+    assert counts == states and pages[4] > 1
+
+
+@pytest.mark.parametrize("position", [
+    "hand1=1,2,3 hand2=2,3,4 prizes=1,5 prize=6",  # layer 3: a page layer
+    "hand1=1,2,3,4,5,6,7 hand2=1,2,3,4,5,6,7 prizes=1,2,3,4,5,6 prize=7",  # rows
+    "start",
+])
+def test_probe_answers_the_same_from_pages_and_rows(pair: tuple[Path, Path], position: str) -> None:
+    with open_db(pair[0]) as rows, open_db(pair[1]) as pages:
+        assert pages.probe(position) == rows.probe(position)
+
+
+def test_verify_checks_every_position_of_a_file_with_pages(pair: tuple[Path, Path]) -> None:
+    report = verify(pair[1])
+    assert report.ok and report.checked == sum(load_game(POINTS.format(n=7))
+                                                  .indexed_face().size(k) for k in range(1, 8))
+
+
+def test_the_standard_library_probe_reads_page_values(pair: tuple[Path, Path]) -> None:
+    keys, values = _rows(pair[0])
+    picks = np.random.default_rng(1).choice(len(keys), 200, replace=False)
+    with stdlib_probe.GameFile(pair[1]) as book:
+        got = [book.probe(int(keys[i])).value for i in picks]
+        with pytest.raises(stdlib_probe.NotStored):
+            book.probe(int(keys[0]) + 1 if int(keys[0]) + 1 not in set(keys.tolist()) else -1)
+    assert got == values[picks].tolist()
+
+
+def test_a_killed_page_build_resumes_to_the_same_pages(tmp_path: Path) -> None:
+    spec, done = POINTS.format(n=6), []
+    build(spec, tmp_path / "whole.sqlite", pages_below=6, strategies_from=6, page_size=50)
+
+    def stop_after_three(solved: int, total: int) -> None:
+        done.append(solved)
+        if len(done) == 3:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        build(spec, tmp_path / "cut.sqlite", pages_below=6, strategies_from=6, page_size=50,
+              chunk_size=50, on_progress=stop_after_three)
+    build(spec, tmp_path / "cut.sqlite", strategies_from=6)  # resumed: the file's pages
+    dumps = []
+    for name in ("whole", "cut"):
+        with sqlite3.connect(tmp_path / f"{name}.sqlite") as conn:
+            dumps.append((conn.execute("SELECT * FROM pages ORDER BY layer, page").fetchall(),
+                          conn.execute("SELECT * FROM page_layers").fetchall(),
+                          conn.execute("SELECT * FROM states").fetchall()))
+    assert dumps[0] == dumps[1] and len(dumps[0][0]) > 3
+
+
+def test_big_point_difference_games_page_their_values_only_layers_by_default() -> None:
+    assert page_split(load_game(POINTS.format(n=11)), 11, None) == 11
+    assert page_split(load_game(POINTS.format(n=10)), 0, None) == 0  # small: rows
+    assert page_split(load_game("goofspiel(num_cards=11)"), 11, None) == 0  # win/loss: no product
+    assert page_split(load_game("jujitsu(num_cards=13)"), 0, None) == 0
+
+
+@pytest.mark.parametrize("spec,pages_below,split,message", [
+    ("jujitsu(num_cards=4)", 3, 0, "cannot store its layers as pages"),
+    (POINTS.format(n=5), 4, 3, "page layers keep no strategies"),
+])
+def test_pages_a_game_cannot_have_are_refused(spec: str, pages_below: int, split: int,
+                                              message: str) -> None:
+    with pytest.raises(GameError, match=message):
+        page_split(load_game(spec), split, pages_below)
+
+
+def test_the_cli_refuses_impossible_pages_in_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=4)", "--db",
+                                      str(tmp_path / "j.sqlite"), "--pages-below", "3"])
+    assert result.exit_code == 1 and "cannot store its layers as pages" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "j.sqlite").exists()
+
+
+def test_resuming_with_another_page_split_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    with pytest.raises(KeyboardInterrupt):
+        build(POINTS.format(n=5), path, pages_below=5, strategies_from=5,
+              on_progress=lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
+    result = CliRunner().invoke(cli, ["build", POINTS.format(n=5), "--db", str(path),
+                                      "--strategies-from", "5", "--pages-below", "0"])
+    assert result.exit_code == 1 and "--pages-below 5" in result.output
