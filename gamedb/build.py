@@ -30,8 +30,7 @@ from gamedb.cluster import Executor, Local, Pool, executor, ordered, processes_h
 from gamedb.estimate import check_fits, estimate
 from gamedb.games import load_game
 from gamedb.games.base import Game, Keys, root_of
-from gamedb.games.base import GameError
-from gamedb.games.indexed import SMALL_GAME, strategy_split
+from gamedb.games.indexed import page_split, strategy_split
 from gamedb.jit import needs_compiling
 from gamedb.solver.backward import (
     SolvedStates, ValueTable, batches, distinct_successors, enumerate_layers, solve_states,
@@ -112,9 +111,10 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
     game = load_game(game) if isinstance(game, str) else game
     start = time.perf_counter()
     split = split_layer(game, strategies_from)
-    pages = page_split(game, max(game_layers(game)) + 1 if values_only else split, pages_below)
+    pages = page_split(game.indexed_face(), game.spec,
+                       max(game_layers(game)) + 1 if values_only else split, pages_below)
     fits = functools.partial(_refuse_if_too_big, game, processes_here(workers, cluster),
-                             values_only, max_memory, strategies_from)
+                             values_only, max_memory, strategies_from, pages_below)
     existed = Path(path).exists()
     if not existed:
         fits()  # refused before the file exists: nothing is left behind
@@ -174,34 +174,6 @@ def game_layers(game: Game[Any]) -> list[int]:
     return list(face.layers()) if face is not None else [0]
 
 
-def page_split(game: Game[Any], no_strategies_below: int, pages_below: int | None) -> int:
-    """Return the first layer stored as rows (0: no page layer).
-
-    ``pages_below`` None picks the default: the layers without strategies
-    (``no_strategies_below``) of a game of more than ``SMALL_GAME`` layers whose keys
-    are products (``IndexedFace.key_factors``); none in smaller games. An explicit
-    layer must leave the layers with strategies as rows.
-
-    Raises:
-        GameError: ``pages_below`` asks for pages this game cannot have.
-    """
-    face = game.indexed_face()
-    pageable = face is not None and face.key_factors(min(face.layers())) is not None
-    if pages_below is None:
-        big = face is not None and len(face.layers()) > SMALL_GAME
-        return no_strategies_below if pageable and big and no_strategies_below > 1 else 0
-    if pages_below <= min(game_layers(game)):
-        return 0
-    if not pageable:
-        raise GameError(f"{game.spec} cannot store its layers as pages (its index gives no "
-                        "product of key heads and tails); leave out --pages-below")
-    if pages_below > no_strategies_below:
-        raise GameError(f"--pages-below {pages_below}: page layers keep no strategies, and "
-                        f"this build stores them from layer {no_strategies_below}; give "
-                        f"--pages-below {no_strategies_below} or less, or --strategies-from")
-    return pages_below
-
-
 def split_layer(game: Game[Any], strategies_from: int | None) -> int:
     """Return the first layer that stores strategies, 0 for every layer
     (``build``'s ``strategies_from``, ``games.indexed.strategy_split``)."""
@@ -249,10 +221,12 @@ def _interrupted(exc: BaseException | None) -> bool:
 
 
 def _refuse_if_too_big(game: Game[Any], workers: int, values_only: bool,
-                       max_memory: int | None, strategies_from: int | None) -> None:
+                       max_memory: int | None, strategies_from: int | None,
+                       pages_below: int | None) -> None:
     if max_memory is not None:
         check_fits(estimate(game, workers=workers, values_only=values_only,
-                            strategies_from=strategies_from), max_memory)
+                            strategies_from=strategies_from, pages_below=pages_below),
+                   max_memory)
 
 
 #: Modules whose compiled (numba) functions every build runs, besides the game's own.

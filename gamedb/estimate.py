@@ -27,7 +27,7 @@ from typing import Any
 
 from gamedb.games import GameError, format_spec, load_game
 from gamedb.games.base import BuildCosts, Game, Keys, param_values
-from gamedb.games.indexed import IndexedFace, strategy_split
+from gamedb.games.indexed import IndexedFace, page_split, strategy_split
 from gamedb.solver.backward import distinct_successors, enumerate_layers
 
 #: Positions the exact count may enumerate (about a second) before extrapolating.
@@ -62,6 +62,11 @@ INDEXED_ROW_DISK = 28  # 27.4 B measured at 13 cards (0004)
 # 1.5 µs per row; 10-card win/loss (every row with strategies) 3.0 µs per row.
 INDEXED_ROW_SECONDS, INDEXED_STRATEGY_SECONDS = 1.5e-6, 1.5e-6
 INDEXED_PROCESS = 250 * 2**20
+#: A position of a page layer (``gamedb.store.pages``): its compressed value (6.8 B
+#: measured on 10-card layers, docs/format.md) and its solving time, as the writer no
+#: longer sets the pace (measured at 11 cards, BENCHMARKS.md "Page layers").
+PAGE_DISK = 6.9
+PAGE_SECONDS = 1.0e-6
 
 
 def costs_of(game: Game[Any]) -> BuildCosts:
@@ -87,13 +92,15 @@ class Estimate:
 
 
 def estimate(game: Game[Any], *, workers: int = 1, values_only: bool = False,
-             budget: int = COUNT_BUDGET, strategies_from: int | None = None) -> Estimate:
+             budget: int = COUNT_BUDGET, strategies_from: int | None = None,
+             pages_below: int | None = None) -> Estimate:
     """Estimate the cost of building every reachable position of ``game``
-    (``strategies_from`` as ``build``'s: games with an indexed face only)."""
+    (``strategies_from`` and ``pages_below`` as ``build``'s: games with an indexed face
+    only)."""
     face = game.indexed_face()
     if face is not None:
         return indexed_estimate(game.spec, face, workers=workers, values_only=values_only,
-                                strategies_from=strategies_from)
+                                strategies_from=strategies_from, pages_below=pages_below)
     positions, exact = count_positions(game, budget)
     costs = costs_of(game)
     speedup = (1 + 0.5 * (max(workers, 1) - 1)) * (VALUES_ONLY_SPEEDUP if values_only else 1)
@@ -105,19 +112,24 @@ def estimate(game: Game[Any], *, workers: int = 1, values_only: bool = False,
 
 
 def indexed_estimate(spec: str, face: IndexedFace, *, workers: int = 1,
-                     values_only: bool = False, strategies_from: int | None = None) -> Estimate:
+                     values_only: bool = False, strategies_from: int | None = None,
+                     pages_below: int | None = None) -> Estimate:
     """The cost of a build through an indexed face (``gamedb.build_indexed``): exact
     counts per layer; memory is two layers' summaries plus a few small processes, not
-    the game; time and disk per row, with or without strategies."""
+    the game; time and disk per row, with or without strategies, or per page value."""
     split = strategy_split(face, strategies_from)
     sizes = {layer: face.size(layer) for layer in face.layers()}
     rich = 0 if values_only else sum(n for layer, n in sizes.items() if layer >= split)
+    paged_below = page_split(face, spec, max(sizes) + 1 if values_only else split, pages_below)
+    paged = sum(n for layer, n in sizes.items() if layer < paged_below)
+    rows = sum(sizes.values()) - paged
     positions = sum(sizes.values())
     summaries = [face.summary_size(layer) for layer in face.layers()]
     pairs = max((a + b for a, b in zip(summaries, summaries[1:])), default=sum(summaries))
     memory = (1 + max(workers, 1)) * INDEXED_PROCESS + 8 * pairs
-    disk = INDEXED_ROW_DISK * positions + face.strategy_disk * rich
-    seconds = BASE_SECONDS + INDEXED_ROW_SECONDS * positions + INDEXED_STRATEGY_SECONDS * rich
+    disk = INDEXED_ROW_DISK * rows + PAGE_DISK * paged + face.strategy_disk * rich
+    seconds = (BASE_SECONDS + INDEXED_ROW_SECONDS * rows + PAGE_SECONDS * paged
+               + INDEXED_STRATEGY_SECONDS * rich)
     return Estimate(spec, positions, True, round(memory), round(disk), seconds)
 
 

@@ -10,9 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from gamedb import probe as stdlib_probe
-from gamedb.build import build, page_split
+from gamedb.build import build
 from gamedb.cli import cli
 from gamedb.games import GameError, load_game
+from gamedb.games.indexed import page_split
 from gamedb.store.database import open_db
 from gamedb.verify import verify
 
@@ -102,10 +103,13 @@ def test_a_killed_page_build_resumes_to_the_same_pages(tmp_path: Path) -> None:
 
 
 def test_big_point_difference_games_page_their_values_only_layers_by_default() -> None:
-    assert page_split(load_game(POINTS.format(n=11)), 11, None) == 11
-    assert page_split(load_game(POINTS.format(n=10)), 0, None) == 0  # small: rows
-    assert page_split(load_game("goofspiel(num_cards=11)"), 11, None) == 0  # win/loss: no product
-    assert page_split(load_game("jujitsu(num_cards=13)"), 0, None) == 0
+    def default(spec: str, split: int) -> int:
+        game = load_game(spec)
+        return page_split(game.indexed_face(), game.spec, split, None)
+    assert default(POINTS.format(n=11), 11) == 11
+    assert default(POINTS.format(n=10), 0) == 0  # small: rows
+    assert default("goofspiel(num_cards=11)", 11) == 0  # win/loss: no product of keys
+    assert default("jujitsu(num_cards=13)", 0) == 0
 
 
 @pytest.mark.parametrize("spec,pages_below,split,message", [
@@ -114,8 +118,9 @@ def test_big_point_difference_games_page_their_values_only_layers_by_default() -
 ])
 def test_pages_a_game_cannot_have_are_refused(spec: str, pages_below: int, split: int,
                                               message: str) -> None:
+    game = load_game(spec)
     with pytest.raises(GameError, match=message):
-        page_split(load_game(spec), split, pages_below)
+        page_split(game.indexed_face(), game.spec, split, pages_below)
 
 
 def test_the_cli_refuses_impossible_pages_in_one_line(tmp_path: Path) -> None:
@@ -133,3 +138,12 @@ def test_resuming_with_another_page_split_is_refused(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["build", POINTS.format(n=5), "--db", str(path),
                                       "--strategies-from", "5", "--pages-below", "0"])
     assert result.exit_code == 1 and "--pages-below 5" in result.output
+
+
+def test_sql_says_which_layers_it_does_not_see_as_rows(pair: tuple[Path, Path]) -> None:
+    result = CliRunner().invoke(
+        cli, ["sql", str(pair[1]), "SELECT count(*) FROM states"])
+    assert result.exit_code == 0 and result.stdout.split()[-1] == "7"  # layer 7 alone
+    assert "layer(s) 1, 2, 3, 4, 5, 6 (" in result.stderr and "pages" in result.stderr
+    plain = CliRunner().invoke(cli, ["sql", str(pair[0]), "SELECT 1"])
+    assert plain.exit_code == 0 and plain.stderr == ""

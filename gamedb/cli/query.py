@@ -36,8 +36,10 @@ def sql(db_path: Path, query: str, as_json: bool, as_csv: bool) -> None:
     """
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    from gamedb.store.export import run_query
+    from gamedb.store.export import page_layers_note, run_query
 
+    if (note := page_layers_note(db_path)) is not None:
+        click.echo(note, err=True)
     with run_query(db_path, query) as (columns, rows):
         if as_json:
             _echo_json(columns, rows)

@@ -67,6 +67,25 @@ def run_query(path: str | Path, sql: str,
         conn.close()
 
 
+def page_layers_note(path: str | Path) -> str | None:
+    """Return a one-line note naming the file's page layers, which plain SQL does not
+    see as rows (None for a file without them)."""
+    conn = _readonly(Path(path))
+    try:
+        rows = conn.execute("SELECT p.layer, l.done FROM page_layers AS p JOIN layers AS l "
+                            "ON l.layer = p.layer ORDER BY p.layer").fetchall()
+    except sqlite3.Error:  # before schema 0006, or not a gamedb file: nothing to say
+        return None
+    finally:
+        conn.close()
+    if not rows:
+        return None
+    layers = ", ".join(str(layer) for layer, _ in rows)
+    return (f"note: layer(s) {layers} ({sum(done for _, done in rows):,} positions) are stored "
+            "as compressed pages, not as rows of states, positions or strategies: gamedb "
+            "show, export and the Python API read them (docs/format.md)")
+
+
 def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Iterator[tuple[Any, ...]]:
     try:
         yield from cursor
