@@ -171,7 +171,7 @@ class GameFile:
 
     def _page_value(self, key: int) -> float:
         """Return a key's value from its page (``f64-shuffle-zlib``: value i's bytes are
-        bytes i, i + n, ..., i + 7n of the decompressed page of n values)."""
+        bytes i, i + n, ..., i + 7n of the page's n values, byte-shuffled)."""
         codec, size, bits, heads, tails = self._page_layers[key >> LAYER_SHIFT]
         if codec != "f64-shuffle-zlib":
             raise UnreadableFile(f"{self.path.name}: page codec {codec!r} is not known here")
@@ -185,8 +185,9 @@ class GameFile:
         if row is None:
             raise NotStored(f"key {key} is not in {self.path.name} (an unfinished build)")
         count, data = row
-        raw, at = zlib.decompress(data), where % size
-        value: float = struct.unpack("<d", bytes(raw[at + b * count] for b in range(8)))[0]
+        raw, at = data[0], where % size  # r low byte planes as they are, then zlib
+        planes = data[1:1 + raw * count] + zlib.decompress(data[1 + raw * count:])
+        value: float = struct.unpack("<d", bytes(planes[at + b * count] for b in range(8)))[0]
         return value
 
     def position(self, key: int) -> dict[str, Any]:

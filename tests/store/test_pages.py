@@ -19,17 +19,27 @@ def test_a_page_decodes_to_the_same_bits(values: np.ndarray) -> None:
     assert decoded.tobytes() == values.tobytes()  # NaN, -0.0 and infinities too
 
 
+def _shuffled(values: np.ndarray) -> bytes:
+    raw = values.astype("<f8").tobytes()  # all first bytes, then all second bytes, ...
+    return bytes(raw[i + 8 * j] for i in range(8) for j in range(len(values)))
+
+
 def test_the_codec_is_byte_shuffled_zlib_as_docs_format_says() -> None:
-    values = np.array([1.0, 2.0, -0.5])
-    raw = zlib.decompress(encode_page(values))
-    # all first bytes, then all second bytes, ... of the little-endian doubles
-    assert raw == bytes(values.astype("<f8").tobytes()[i + 8 * j]
-                        for i in range(8) for j in range(3))
+    noise = np.random.default_rng(0).random(64)  # low bytes: noise, kept as they are
+    data = encode_page(noise)
+    assert data[0] == 6 and data[1:1 + 6 * 64] + zlib.decompress(data[1 + 6 * 64:]) \
+        == _shuffled(noise)
+    short = np.array([1.0, 2.0, -0.5])  # zero low bytes: every plane compressed
+    data = encode_page(short)
+    assert data[0] == 0 and zlib.decompress(data[1:]) == _shuffled(short)
 
 
 @pytest.mark.parametrize("data,count,why", [
-    (b"not zlib", 2, "does not decompress"),
-    (zlib.compress(b"\0" * 15), 2, "holds 15 bytes, not 16"),
+    (b"\0not zlib", 2, "does not decompress"),
+    (b"\0" + zlib.compress(b"\0" * 15), 2, "holds 15 bytes, not 16"),
+    (b"\x09" + zlib.compress(b"\0" * 16), 2, "header is damaged"),
+    (b"\x06" + b"\0" * 5, 2, "header is damaged"),
+    (b"", 2, "header is damaged"),
 ])
 def test_a_damaged_page_is_a_page_error(data: bytes, count: int, why: str) -> None:
     with pytest.raises(PageError, match=why):
