@@ -40,13 +40,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ENV, _direct, machine  # noqa: E402
+from common import ENV, _direct, machine, memory, tree  # noqa: E402
 
 GAMES = {  # name: (cards, our returns_type, GOPSsolver objective)
     "wl8": (8, "win_loss", "win"), "pd9": (9, "point_difference", "points"),
     "wl9": (9, "win_loss", "win"), "pd10": (10, "point_difference", "points"),
 }
-PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 @dataclass
@@ -61,39 +60,6 @@ class Measured:
     pss_mib: float
     positions: int
     counted: str
-
-
-def tree(root: int) -> list[int]:
-    """Return ``root`` and every live descendant."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    found, stack = [], [root]
-    while stack:
-        pid = stack.pop()
-        found.append(pid)
-        stack += children.get(pid, [])
-    return found
-
-
-def memory(pids: list[int]) -> tuple[int, int]:
-    """Return the summed RSS and PSS (bytes) of ``pids``."""
-    rss = pss = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/statm") as f:
-                rss += int(f.read().split()[1]) * PAGE
-            with open(f"/proc/{pid}/smaps_rollup") as f:
-                pss += next(int(line.split()[1]) * 1024 for line in f if line.startswith("Pss:"))
-        except (OSError, StopIteration, ValueError):
-            pass
-    return rss, pss
 
 
 def measure(label: str, argv: list[str], cwd: str) -> tuple[Measured, str]:

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(HERE / "bench"))
+from common import memory, tree  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -38,41 +40,6 @@ class Run:
     size: int
 
 
-def _tree(root: int) -> list[int]:
-    """The pids of ``root`` and all its descendants."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo += children.get(pid, [])
-    return found
-
-
-def _memory(pids: list[int]) -> tuple[float, float]:
-    """Summed PSS and RSS (KiB) of ``pids``."""
-    pss = rss = 0.0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/smaps_rollup") as f:
-                for line in f:
-                    if line.startswith("Pss:"):
-                        pss += float(line.split()[1])
-                    elif line.startswith("Rss:"):
-                        rss += float(line.split()[1])
-        except OSError:
-            continue
-    return pss, rss
-
-
 def build(checkout: Path, spec: str, db: Path, extra: list[str]) -> Run:
     env = dict(os.environ, PYTHONPATH=str(checkout))
     argv = [sys.executable, "-m", "gamedb", "build", spec, "--db", str(db), "--quiet", *extra]
@@ -82,7 +49,7 @@ def build(checkout: Path, spec: str, db: Path, extra: list[str]) -> Run:
                             stderr=subprocess.PIPE)
     peak_pss = peak_rss = 0.0
     while proc.poll() is None:
-        pss, rss = _memory(_tree(proc.pid))
+        rss, pss = memory(tree(proc.pid))
         peak_pss, peak_rss = max(peak_pss, pss), max(peak_rss, rss)
         time.sleep(0.2)
     wall = time.perf_counter() - start
@@ -90,7 +57,7 @@ def build(checkout: Path, spec: str, db: Path, extra: list[str]) -> Run:
     if proc.returncode != 0:
         raise SystemExit(f"{checkout}: build failed: {proc.stderr.read().decode()[-2000:]}")
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return Run(wall, cpu, peak_pss / 1024, peak_rss / 1024, db.stat().st_size)
+    return Run(wall, cpu, peak_pss / 2**20, peak_rss / 2**20, db.stat().st_size)
 
 
 def main() -> None:

@@ -24,7 +24,8 @@ from pathlib import Path
 
 from gamedb.store import GameDB, open_db
 from gamedb.store.errors import StoreError
-from gamedb.store.export import copy_top_layers, ship
+from gamedb.store.export import copy_top_layers
+from gamedb.store.ship import ship
 from gamedb.verify import Progress, verify
 
 

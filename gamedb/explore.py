@@ -110,7 +110,8 @@ def info_json(info: DBInfo) -> dict[str, Any]:
     """Return what ``gamedb info --json`` prints for a file's summary."""
     return {"spec": info.spec, "status": info.status, "states": info.states,
             "done": info.done, "root_value": info.root_value, "path": info.path,
-            "layers": [{name: getattr(layer, name) for name in layer.__slots__}
+            "layers": [{**{name: getattr(layer, name) for name in layer.__slots__},
+                        "stored_as": "pages" if layer.layer in info.page_layers else "rows"}
                        for layer in info.layers],
             "meta": info.meta}
 

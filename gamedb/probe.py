@@ -55,6 +55,9 @@ LAYER_SHIFT = 48
 #: Schema revisions (``alembic_version``) whose file format this reader knows.
 SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
 
+#: Page codecs (docs/format.md) -> (struct format of one value, bytes).
+_PAGE_CODECS = {"f64-shuffle-zlib": ("<d", 8), "f32-shuffle-zlib": ("<f", 4)}
+
 _JUJITSU_POT_BITS = 5
 _JUJITSU_DIFF_OFFSET = 32
 
@@ -171,10 +174,12 @@ class GameFile:
 
     def _page_value(self, key: int) -> float:
         """Return a key's value from its page (``f64-shuffle-zlib``: value i's bytes are
-        bytes i, i + n, ..., i + 7n of the page's n values, byte-shuffled)."""
+        bytes i, i + n, ..., i + 7n of the page's n values, byte-shuffled; ``f32-...``:
+        four bytes, a float)."""
         codec, size, bits, heads, tails = self._page_layers[key >> LAYER_SHIFT]
-        if codec != "f64-shuffle-zlib":
+        if codec not in _PAGE_CODECS:
             raise UnreadableFile(f"{self.path.name}: page codec {codec!r} is not known here")
+        form, width = _PAGE_CODECS[codec]
         head, tail = key >> bits << bits, key & ((1 << bits) - 1)
         i, j = bisect.bisect_left(heads, head), bisect.bisect_left(tails, tail)
         if i == len(heads) or heads[i] != head or j == len(tails) or tails[j] != tail:
@@ -187,7 +192,7 @@ class GameFile:
         count, data = row
         raw, at = data[0], where % size  # r low byte planes as they are, then zlib
         planes = data[1:1 + raw * count] + zlib.decompress(data[1 + raw * count:])
-        value: float = struct.unpack("<d", bytes(planes[at + b * count] for b in range(8)))[0]
+        value: float = struct.unpack(form, bytes(planes[at + b * count] for b in range(width)))[0]
         return value
 
     def position(self, key: int) -> dict[str, Any]:

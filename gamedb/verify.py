@@ -144,6 +144,15 @@ def stage_games(path: str | Path, *, sample: int | None = None,
             yield from check.stage_games(rows, table)
 
 
+def rounding_error(meta: dict[str, Any]) -> float:
+    """Return the largest error of a file's stored values (``gamedb ship --precision
+    float32``), 0 for exact files. A stage game's value and gap move by at most twice the
+    error of its entries, so ``verify`` allows that much more."""
+    precision = meta.get("precision")
+    error = precision.get("max_error") if isinstance(precision, dict) else None
+    return error if isinstance(error, float) and 0 <= error < 1 else 0.0
+
+
 def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None = None,
            exact: bool = False, seed: int = 0, on_progress: Progress | None = None,
            from_layer: int | None = None) -> VerifyReport:
@@ -166,7 +175,7 @@ def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None
         NotAGameDB, SchemaOutOfDate, SpecMismatch, DamagedFile: as ``open_db``.
     """
     with open_db(path) as db:
-        check = _Check(db, tolerance, exact)
+        check = _Check(db, tolerance + 2 * rounding_error(db.meta), exact)
         if exact and (sample or check.states) > EXACT_LIMIT:
             raise GameError(f"--exact on more than {EXACT_LIMIT:,} positions would take hours; "
                             "add --sample N")

@@ -147,3 +147,12 @@ def test_sql_says_which_layers_it_does_not_see_as_rows(pair: tuple[Path, Path]) 
     assert "layer(s) 1, 2, 3, 4, 5, 6 (" in result.stderr and "pages" in result.stderr
     plain = CliRunner().invoke(cli, ["sql", str(pair[0]), "SELECT 1"])
     assert plain.exit_code == 0 and plain.stderr == ""
+
+
+def test_info_says_how_each_layer_is_stored(pair: tuple[Path, Path]) -> None:
+    import json
+
+    text = CliRunner().invoke(cli, ["info", str(pair[1])]).output
+    assert "stored" in text and text.count("pages") == 6 and text.count("rows") == 1
+    layers = json.loads(CliRunner().invoke(cli, ["info", str(pair[1]), "--json"]).output)["layers"]
+    assert {x["layer"]: x["stored_as"] for x in layers} == {7: "rows", **{k: "pages" for k in range(1, 7)}}

@@ -39,14 +39,20 @@ def _info_table(info: DBInfo) -> str:
     root = "-" if info.root_value is None else signed(info.root_value)
     head = [f"spec        {info.spec}", f"status      {info.status}",
             f"states      {info.done:,} / {info.states:,}", f"root value  {root}", ""]
+    precision = info.meta.get("precision")
+    if isinstance(precision, dict) and isinstance(precision.get("max_error"), float):
+        head[-1:] = [f"precision   page values {precision.get('page_values')}, largest error "
+                     f"{precision['max_error']:.1e} (gamedb ship --precision)", ""]
     progress = info.progress
     if info.status != "complete" and progress:
         head[-1:] = [f"progress    layer {progress.layer}: {progress.layer_done:,} / "
                      f"{progress.layer_states:,}; {progress.rate:,.0f} states/s; "
                      f"ETA {progress.eta_seconds:,.0f} s (as of the last chunk)", ""]
     rows = [(str(x.layer), f"{x.states:,}", f"{x.done:,}", f"{x.seconds:.2f}",
-             f"{x.max_gap:.1e}" if x.done else "-") for x in info.layers]
-    return "\n".join(head) + table(("layer", "states", "done", "seconds", "max gap"), rows)
+             f"{x.max_gap:.1e}" if x.done else "-",
+             "pages" if x.layer in info.page_layers else "rows") for x in info.layers]
+    return "\n".join(head) + table(("layer", "states", "done", "seconds", "max gap", "stored"),
+                                    rows)
 
 
 @cli.command()

@@ -137,8 +137,16 @@ def export_command(db_path: Path, fmt: str, output: Path | None, quiet: bool) ->
 
 @cli.command(name="ship")
 @click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
+@click.option("--precision", type=click.Choice(["float64", "float32"]), default="float64",
+              show_default=True,
+              help="float32: write a smaller copy (--output) whose page layers hold each "
+                   "value rounded to float32 (about half their bytes); the largest error "
+                   "is measured, printed and kept in the file (gamedb info shows it).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="The float32 copy (required with --precision float32; DB is only read).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
 @user_errors
-def ship_command(db_path: Path) -> None:
+def ship_command(db_path: Path, precision: str, output: Path | None, quiet: bool) -> None:
     """Make a finished database ready to publish: journal_mode=DELETE, VACUUM, SHA-256.
 
     Prints the checksum line in ``sha256sum`` format (append it to SHA256SUMS).
@@ -146,10 +154,23 @@ def ship_command(db_path: Path) -> None:
     \b
     Example:
         gamedb ship data/jujitsu_num_cards=8_ties=carry.shipped.sqlite
+        gamedb ship g13.sqlite --precision float32 -o g13.f32.sqlite
     """
-    from gamedb.store.export import ship
+    from gamedb.store.ship import ship, ship_float32
 
-    report = ship(db_path)
+    if precision == "float64":
+        if output is not None:
+            raise click.UsageError("--output is for --precision float32 (a float64 file is "
+                                   "shipped in place)")
+        report = ship(db_path)
+    else:
+        if output is None:
+            raise click.UsageError("--precision float32 writes a new file: give --output")
+        with progress_bar(quiet, "values") as on_progress:
+            small = ship_float32(db_path, output, on_progress=on_progress)
+        report = small.report
+        click.echo(f"{output}: {small.values:,} page values rounded to float32, largest "
+                   f"error {small.max_error:.2e}", err=True)
     click.echo(f"{report.sha256}  {Path(report.path).name}")
     click.echo(f"{report.path}: shipped, {report.size:,} bytes", err=True)
 

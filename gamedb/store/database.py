@@ -84,6 +84,8 @@ class DBInfo:
     meta: dict[str, Any]
     progress: BuildProgress | None = None
     """A live (unfinished) build's progress as of its last chunk."""
+    page_layers: tuple[int, ...] = ()
+    """The layers stored as compressed pages (``gamedb.store.pages``), not rows."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,7 +453,8 @@ class GameDB:
                               "in a complete file")
         return DBInfo(str(self.path), self.meta["spec"], status, states, done,
                       self.meta.get("root_value"), layers, dict(self.meta),
-                      BuildProgress.from_meta(self.meta.get("progress")))
+                      BuildProgress.from_meta(self.meta.get("progress")),
+                      tuple(sorted(self.pages.layers)))
 
     def _checked_layer(self, *row: Any) -> LayerInfo:
         """Return one row of the ``layers`` table, or raise ``DamagedFile``."""

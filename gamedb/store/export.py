@@ -1,11 +1,9 @@
-"""A file for the world outside gamedb: read-only SQL, exports, keys, shipping.
+"""A file for the world outside gamedb: read-only SQL, exports, keys, opening books.
 
 * ``run_query``: any SQL on a file opened read-only (a write fails, never happens);
 * ``export``: every stored position decoded, with its value and strategies, as CSV or
   JSON lines;
 * ``key_info``: where a real position is stored and how its actions are labelled;
-* ``ship``: make a finished file ready to publish (``journal_mode=DELETE``, ``VACUUM``)
-  and return its SHA-256;
 * ``copy_top_layers``: a new file holding only the top layers of a finished one (an
   opening book).
 
@@ -21,7 +19,6 @@
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import os
 import secrets
@@ -336,41 +333,6 @@ def key_info(spec: str, position: str) -> KeyInfo:
                    {p: {a: game.action_name(state, p, a) for a in legal[p - 1]} for p in (1, 2)})
 
 
-@dataclass(frozen=True, slots=True)
-class ShipReport:
-    """A file made ready to publish."""
-
-    path: str
-    sha256: str
-    size: int
-    """Bytes."""
-
-
-def ship(path: str | Path) -> ShipReport:
-    """Finalise a complete file for shipping: ``journal_mode=DELETE``, ``VACUUM``.
-
-    A shipped file is one self-contained file (no ``-wal``), as small as SQLite makes
-    it; gamedb only ever opens it read-only afterwards.
-
-    Raises:
-        NotAGameDB, SchemaOutOfDate, SpecMismatch: as ``open_db``.
-        StoreError: the build is not complete.
-    """
-    path = Path(path)
-    with open_db(path) as db:
-        status = db.meta.get("status")
-    if status != "complete":
-        raise StoreError(f"{path}: the build is not complete (status {status}); "
-                         "finish it with gamedb build before shipping")
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        conn.execute("PRAGMA journal_mode=DELETE")
-        conn.execute("VACUUM")
-    finally:
-        conn.close()
-    return ShipReport(str(path), sha256_of(path), path.stat().st_size)
-
-
 def copy_top_layers(source: str | Path, output: str | Path, from_layer: int,
                     meta: dict[str, Any]) -> int:
     """Write ``output``: the layers ``from_layer`` and up of the finished ``source``, with
@@ -427,10 +389,3 @@ def _copy_rows(source: Path, output: Path, game: Any, from_layer: int,
         engine.dispose()
 
 
-def sha256_of(path: str | Path) -> str:
-    """Return the hex SHA-256 of a file (as ``sha256sum`` prints it)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

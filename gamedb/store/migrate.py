@@ -167,7 +167,7 @@ def _make_backup(path: Path, backup: Path) -> None:
         raise StoreError(f"{path}: no room for the backup ({need / 2**30:.2f} GiB needed, "
                          f"{free / 2**30:.2f} GiB free); {hint}")
     try:
-        _copy_database(path, backup)
+        copy_database(path, backup)
     except _SQLITE_FAILURE as exc:
         if "full" not in str(exc):
             raise
@@ -210,7 +210,7 @@ def _checked_revision(path: Path) -> str | None:
         engine.dispose()
 
 
-def _copy_database(path: Path, target: Path) -> None:
+def copy_database(path: Path, target: Path) -> None:
     """Copy a database with SQLite's backup API (consistent even with a WAL file).
 
     The copy is made under a temporary name and renamed when whole: an interrupted copy

@@ -1,0 +1,158 @@
+"""Make a finished file ready to publish: one self-contained file, checksummed, and
+optionally smaller, its page layers' values rounded to float32.
+
+* ``ship``: ``journal_mode=DELETE`` and ``VACUUM`` in place, and the file's SHA-256;
+* ``ship_float32``: a new file beside the exact one, whose page layers hold float32
+  values (``f32-shuffle-zlib``, ``gamedb.store.pages``): about half the bytes of a page
+  layer, with the largest error it introduces measured while converting and stored in
+  ``meta.precision`` (``gamedb info`` prints it; ``verify`` allows it).
+
+>>> import tempfile, pathlib
+>>> from gamedb.build import build
+>>> where = pathlib.Path(tempfile.mkdtemp())
+>>> _ = build("goofspiel(num_cards=4,returns_type=point_difference)", where / "g4.sqlite",
+...           pages_below=4, strategies_from=4)
+>>> small = ship_float32(where / "g4.sqlite", where / "g4.f32.sqlite")
+>>> small.max_error < 1e-6, small.report.size > 0
+(True, True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gamedb.store.database import open_db
+from gamedb.store.errors import StoreError
+from gamedb.store.migrate import copy_database
+from gamedb.store.pages import CODEC, FLOAT32, decode_page, encode_page
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ShipReport:
+    """A file made ready to publish."""
+
+    path: str
+    sha256: str
+    size: int
+    """Bytes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Float32Report:
+    """A float32 copy of a file, shipped."""
+
+    report: ShipReport
+    values: int
+    """Page values rounded to float32."""
+    max_error: float
+    """Largest |exact value - stored float32 value| over them."""
+
+
+def ship(path: str | Path) -> ShipReport:
+    """Finalise a complete file for shipping: ``journal_mode=DELETE``, ``VACUUM``.
+
+    A shipped file is one self-contained file (no ``-wal``), as small as SQLite makes
+    it; gamedb only ever opens it read-only afterwards.
+
+    Raises:
+        NotAGameDB, SchemaOutOfDate, SpecMismatch: as ``open_db``.
+        StoreError: the build is not complete.
+    """
+    path = Path(path)
+    _check_complete(path)
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=DELETE")
+        conn.execute("VACUUM")
+    finally:
+        conn.close()
+    return ShipReport(str(path), sha256_of(path), path.stat().st_size)
+
+
+def ship_float32(source: str | Path, output: str | Path, *,
+                 on_progress: Progress | None = None) -> Float32Report:
+    """Write ``output``: ``source`` with its page layers' values rounded to float32,
+    shipped. ``source`` is only read; a failure removes ``output``.
+
+    Raises:
+        NotAGameDB, SchemaOutOfDate, SpecMismatch, DamagedFile: as ``open_db``.
+        StoreError: ``source`` is unfinished or has no page layers; ``output`` exists;
+            the disk filled up.
+    """
+    source, output = Path(source), Path(output)
+    with open_db(source) as db:
+        layers = sorted(db.pages.layers)
+    _check_complete(source)
+    if not layers:
+        raise StoreError(f"{source} has no page layers (gamedb build --pages-below): its "
+                         "values are rows, which stay float64; ship it as it is")
+    if output.exists():
+        raise StoreError(f"{output} exists; choose a new file name")
+    try:
+        copy_database(source, output)
+        values, error = _round_pages(output, on_progress)
+        return Float32Report(ship(output), values, error)
+    except sqlite3.OperationalError as exc:
+        output.unlink(missing_ok=True)
+        if "full" not in str(exc):
+            raise
+        raise StoreError(f"{output}: the disk filled up while writing the float32 copy (it "
+                         f"is removed; {source} is unchanged): free some space") from None
+    except BaseException:
+        output.unlink(missing_ok=True)
+        raise
+
+
+def _round_pages(path: Path, on_progress: Progress | None) -> tuple[int, float]:
+    """Re-encode every f64 page of ``path`` as f32; return (values, largest error)."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("BEGIN")
+        total = conn.execute("SELECT coalesce(sum(count), 0) FROM pages").fetchone()[0]
+        pages = conn.execute("SELECT p.rowid, p.count, p.data FROM pages AS p JOIN page_layers "
+                             "AS l ON l.layer = p.layer WHERE l.codec = ?", (CODEC,)).fetchall()
+        done, error = 0, 0.0
+        for rowid, count, data in pages:
+            exact = decode_page(data, count, CODEC)
+            rounded = encode_page(exact, codec=FLOAT32)
+            error = max(error, float(np.abs(decode_page(rounded, count, FLOAT32) - exact).max()))
+            conn.execute("UPDATE pages SET data = ? WHERE rowid = ?", (rounded, rowid))
+            done += count
+            if on_progress is not None:
+                on_progress(done, total)
+        conn.execute("UPDATE page_layers SET codec = ? WHERE codec = ?", (FLOAT32, CODEC))
+        conn.execute("INSERT OR REPLACE INTO meta(name, value) VALUES ('precision', ?)",
+                     (json.dumps({"page_values": "float32", "max_error": error}),))
+        conn.execute("COMMIT")
+        return done, error
+    finally:
+        conn.close()
+
+
+def _check_complete(path: Path) -> None:
+    with open_db(path) as db:
+        status = db.meta.get("status")
+    if status != "complete":
+        raise StoreError(f"{path}: the build is not complete (status {status}); "
+                         "finish it with gamedb build before shipping")
+
+
+def sha256_of(path: str | Path) -> str:
+    """Return the hex SHA-256 of a file (as ``sha256sum`` prints it)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+__all__ = ["Float32Report", "ShipReport", "sha256_of", "ship", "ship_float32"]

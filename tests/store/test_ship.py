@@ -1,0 +1,110 @@
+"""``gamedb ship``: in place, and the float32 copy of a file with page layers."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from gamedb import probe as stdlib_probe
+from gamedb.build import build
+from gamedb.cli import cli
+from gamedb.store.database import open_db
+from gamedb.store.errors import StoreError
+from gamedb.store.ship import ship_float32
+from gamedb.verify import verify
+
+SPEC = "goofspiel(num_cards=6,returns_type=point_difference)"
+
+
+@pytest.fixture(scope="module")
+def exact(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("ship") / "g6.sqlite"
+    build(SPEC, path, pages_below=6, strategies_from=6, page_size=100)
+    return path
+
+
+def _values(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    with open_db(path) as db:
+        parts = [(k, v) for layer in db.stored_layers() for k, v in
+                 ((rows.keys, rows.numbers()) for rows in db.layer_rows(layer))]
+    return np.concatenate([k for k, _ in parts]), np.concatenate([v for _, v in parts])
+
+
+def test_the_float32_copy_holds_every_value_rounded_and_says_its_error(exact: Path,
+                                                                       tmp_path: Path) -> None:
+    before = hashlib.sha256(exact.read_bytes()).hexdigest()
+    small = ship_float32(exact, tmp_path / "f32.sqlite")
+    assert hashlib.sha256(exact.read_bytes()).hexdigest() == before  # only read
+    keys, values = _values(exact)
+    keys32, values32 = _values(tmp_path / "f32.sqlite")
+    assert keys32.tolist() == keys.tolist()
+    paged = keys >> 48 < 6
+    assert (values32[paged] == values[paged].astype(np.float32)).all()  # rounded, nothing else
+    assert (values32[~paged] == values[~paged]).all()  # rows stay float64
+    error = float(np.abs(values32 - values).max())
+    assert small.max_error == error and 0 < error < 1e-5 and small.values == paged.sum()
+    assert small.report.size < exact.stat().st_size
+    with open_db(tmp_path / "f32.sqlite") as db:
+        assert db.meta["precision"] == {"page_values": "float32", "max_error": error}
+
+
+def test_verify_allows_the_stated_rounding_error_and_no_more(exact: Path, tmp_path: Path) -> None:
+    ship_float32(exact, tmp_path / "f32.sqlite")
+    assert verify(tmp_path / "f32.sqlite").ok
+    assert not verify(tmp_path / "f32.sqlite", tolerance=-1.0).ok  # the check still bites
+
+
+def test_the_standard_library_probe_reads_float32_pages(exact: Path, tmp_path: Path) -> None:
+    ship_float32(exact, tmp_path / "f32.sqlite")
+    keys, values = _values(tmp_path / "f32.sqlite")
+    with stdlib_probe.GameFile(tmp_path / "f32.sqlite") as book:
+        assert [book.probe(int(k)).value for k in keys[::37]] == values[::37].tolist()
+
+
+def test_cli_ship_float32_prints_the_error_and_the_checksum(exact: Path, tmp_path: Path) -> None:
+    out = tmp_path / "f32.sqlite"
+    result = CliRunner().invoke(cli, ["ship", str(exact), "--precision", "float32", "-o",
+                                      str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "rounded to float32, largest error" in result.output
+    assert hashlib.sha256(out.read_bytes()).hexdigest() + "  f32.sqlite" in result.output
+    info = CliRunner().invoke(cli, ["info", str(out)]).output
+    assert "precision   page values float32, largest error" in info
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--precision", "float32"], "give --output"),
+    (["-o", "x.sqlite"], "--output is for --precision float32"),
+])
+def test_cli_ship_usage_errors_are_one_line(exact: Path, args: list[str], message: str) -> None:
+    result = CliRunner().invoke(cli, ["ship", str(exact), *args])
+    assert result.exit_code == 2 and message in result.output
+
+
+def test_float32_needs_page_layers_and_a_new_output(exact: Path, tmp_path: Path) -> None:
+    rows = tmp_path / "j.sqlite"
+    build("jujitsu(num_cards=4)", rows)
+    with pytest.raises(StoreError, match="no page layers"):
+        ship_float32(rows, tmp_path / "x.sqlite")
+    taken = tmp_path / "taken.sqlite"
+    taken.write_bytes(b"mine")
+    with pytest.raises(StoreError, match="exists"):
+        ship_float32(exact, taken)
+    assert taken.read_bytes() == b"mine" and not (tmp_path / "x.sqlite").exists()
+
+
+def test_a_failed_float32_copy_leaves_no_output(exact: Path, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from gamedb.store import ship as module
+
+    def broken(*args: object, **kwargs: object) -> bytes:
+        raise sqlite3.OperationalError("database or disk is full")
+    monkeypatch.setattr(module, "encode_page", broken)
+    with pytest.raises(StoreError, match="the disk filled up .* is unchanged"):
+        ship_float32(exact, tmp_path / "f32.sqlite")
+    assert not (tmp_path / "f32.sqlite").exists()
