@@ -62,11 +62,12 @@ INDEXED_ROW_DISK = 28  # 27.4 B measured at 13 cards (0004)
 # 1.5 µs per row; 10-card win/loss (every row with strategies) 3.0 µs per row.
 INDEXED_ROW_SECONDS, INDEXED_STRATEGY_SECONDS = 1.5e-6, 1.5e-6
 INDEXED_PROCESS = 250 * 2**20
-#: A position of a page layer (``gamedb.store.pages``): its compressed value (6.8 B
-#: measured on 10-card layers, docs/format.md) and its solving time, as the writer no
-#: longer sets the pace (measured at 11 cards, BENCHMARKS.md "Page layers").
-PAGE_DISK = 6.9
-PAGE_SECONDS = 1.0e-6
+#: A position of a page layer (``gamedb.store.pages``): its compressed value with
+#: SQLite's share (13 cards: 9.79 GB for 1.337e9 page values and 1.9 M rows with
+#: strategies) and the build's wall time per position, which the two solving workers set
+#: (13 cards: 941 s without the kill's re-read; 11 cards: 0.58 us), BENCHMARKS.md.
+PAGE_DISK = 7.0
+PAGE_SECONDS = 0.7e-6
 
 
 def costs_of(game: Game[Any]) -> BuildCosts:

@@ -263,3 +263,9 @@ def test_the_readme_opens_with_the_build_and_the_test_command_ci_runs() -> None:
     assert 'gamedb build "jujitsu(num_cards=8)"' in build_line and shown
     assert shown.group(1) == default_db_path("jujitsu(num_cards=8,ties=carry)").as_posix()
     assert test_line.split(" && ")[-1] in (ROOT / ".ci" / "run").read_text().splitlines()
+
+
+def test_the_project_docs_stand_alone_and_name_their_architecture_page() -> None:
+    pages = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    assert not [p.name for p in pages if "../shared" in p.read_text()]
+    assert "docs/architecture.md" in (ROOT / "README.md").read_text()
