@@ -169,7 +169,11 @@ class GameFile:
                                   ).fetchone():
                 for layer, codec, size, bits, heads, tails in self._conn.execute(
                         "SELECT layer, codec, page_size, tail_bits, heads, tails FROM page_layers"):
-                    self._pages[layer] = (codec, size, bits, _ints(heads), _ints(tails))
+                    try:
+                        self._pages[layer] = (codec, size, bits, _ints(heads), _ints(tails))
+                    except (TypeError, ValueError, zlib.error) as exc:
+                        raise UnreadableFile(f"{self.path.name}: the key lists of page layer "
+                                             f"{layer} are damaged ({exc})") from None
         return self._pages
 
     def _page_value(self, key: int) -> float:
@@ -190,8 +194,14 @@ class GameFile:
         if row is None:
             raise NotStored(f"key {key} is not in {self.path.name} (an unfinished build)")
         count, data = row
-        raw, at = data[0], where % size  # r low byte planes as they are, then zlib
-        planes = data[1:1 + raw * count] + zlib.decompress(data[1 + raw * count:])
+        try:
+            raw, at = data[0], where % size  # r low byte planes as they are, then zlib
+            planes = data[1:1 + raw * count] + zlib.decompress(data[1 + raw * count:])
+            if len(planes) != width * count:
+                raise ValueError(f"{len(planes)} bytes for {count} values")
+        except (IndexError, TypeError, ValueError, zlib.error) as exc:
+            raise UnreadableFile(f"{self.path.name}: page {where // size} of layer "
+                                 f"{key >> LAYER_SHIFT} is damaged ({exc})") from None
         value: float = struct.unpack(form, bytes(planes[at + b * count] for b in range(width)))[0]
         return value
 

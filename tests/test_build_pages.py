@@ -156,3 +156,47 @@ def test_info_says_how_each_layer_is_stored(pair: tuple[Path, Path]) -> None:
     assert "stored" in text and text.count("pages") == 6 and text.count("rows") == 1
     layers = json.loads(CliRunner().invoke(cli, ["info", str(pair[1]), "--json"]).output)["layers"]
     assert {x["layer"]: x["stored_as"] for x in layers} == {7: "rows", **{k: "pages" for k in range(1, 7)}}
+
+
+@pytest.fixture()
+def damaged(pair: tuple[Path, Path], tmp_path: Path) -> Path:
+    """A copy of the page file whose layer-3 pages hold bytes that are no page."""
+    import shutil
+
+    path = tmp_path / "damaged.sqlite"
+    shutil.copy(pair[1], path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE pages SET data = x'00ff00ff' WHERE layer = 3")
+    return path
+
+
+def test_a_damaged_page_is_one_line_from_show_and_verify(damaged: Path) -> None:
+    position = "hand1=1,2,3 hand2=2,3,4 prizes=1,5 prize=6"
+    for args in (["show", str(damaged), position], ["verify", str(damaged)]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 1 and "Traceback" not in result.output, args
+        assert "layer 3: a page does not decompress" in result.output, args
+
+
+def test_the_standard_library_probe_says_a_page_is_damaged(damaged: Path) -> None:
+    with open_db(damaged) as db:
+        keymap = db.pages.layers[3].keymap
+    with stdlib_probe.GameFile(damaged) as book:
+        with pytest.raises(stdlib_probe.UnreadableFile, match="page .* is damaged"):
+            book.probe(int(keymap.keys(0, 1)[0]))
+
+
+def test_a_damaged_key_list_is_one_line_for_readers_and_the_builder(pair: tuple[Path, Path],
+                                                                   tmp_path: Path) -> None:
+    import shutil
+
+    path = tmp_path / "keys.sqlite"
+    shutil.copy(pair[1], path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE page_layers SET tails = x'0102' WHERE layer = 2")
+        conn.execute("UPDATE meta SET value = '\"building\"' WHERE name = 'status'")
+    for args in (["info", str(path)], ["build", POINTS.format(n=7), "--db", str(path),
+                                       "--strategies-from", "7"]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 1 and "Traceback" not in result.output, args
+        assert "a key list does not decode" in result.output, args

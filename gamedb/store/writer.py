@@ -126,7 +126,7 @@ class Writer:
         if fresh:
             self._create(game, settings)
         self.meta = read_meta(self._conn, path)
-        self.pages = PageReader(self._raw)
+        self.pages = self._page_reader()
 
     def _create(self, game: Game[Any], settings: dict[str, Any]) -> None:
         self._raw.execute("BEGIN")
@@ -176,7 +176,13 @@ class Writer:
                 "tails) VALUES (?, ?, ?, ?, ?, ?)",
                 (layer, CODEC, page_size, keymap.tail_bits, pack_ints(keymap.heads),
                  pack_ints(keymap.tails)))
-        self.pages = PageReader(self._raw)
+        self.pages = self._page_reader()
+
+    def _page_reader(self) -> PageReader:
+        try:
+            return PageReader(self._raw)
+        except PageError as exc:
+            raise DamagedFile(self.path, f"page_layers: {exc}") from None
 
     def done_counts(self) -> dict[int, int]:
         """Return layer -> number of states already stored."""
