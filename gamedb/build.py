@@ -27,10 +27,10 @@ import numpy as np
 
 from gamedb.build_indexed import IndexedRun, build_layers, root_value
 from gamedb.cluster import Executor, Local, Pool, executor, ordered, processes_here
-from gamedb.estimate import check_fits, estimate
+from gamedb.estimate import check_fits, estimate, page_split
 from gamedb.games import load_game
 from gamedb.games.base import Game, Keys, root_of
-from gamedb.games.indexed import page_split, strategy_split
+from gamedb.games.indexed import strategy_split
 from gamedb.jit import needs_compiling
 from gamedb.solver.backward import (
     SolvedStates, ValueTable, batches, distinct_successors, enumerate_layers, solve_states,

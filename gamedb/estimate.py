@@ -27,7 +27,7 @@ from typing import Any
 
 from gamedb.games import GameError, format_spec, load_game
 from gamedb.games.base import BuildCosts, Game, Keys, param_values
-from gamedb.games.indexed import IndexedFace, page_split, strategy_split
+from gamedb.games.indexed import SMALL_GAME, IndexedFace, strategy_split
 from gamedb.solver.backward import distinct_successors, enumerate_layers
 
 #: Positions the exact count may enumerate (about a second) before extrapolating.
@@ -68,6 +68,34 @@ INDEXED_PROCESS = 250 * 2**20
 #: (13 cards: 941 s without the kill's re-read; 11 cards: 0.58 us), BENCHMARKS.md.
 PAGE_DISK = 7.0
 PAGE_SECONDS = 0.7e-6
+
+
+def page_split(face: IndexedFace | None, spec: str, no_strategies_below: int,
+               pages_below: int | None) -> int:
+    """Return the first layer stored as rows, 0 for none stored as pages.
+
+    ``pages_below`` None picks the default: the layers without strategies
+    (``no_strategies_below``) of a face of more than ``SMALL_GAME`` layers whose keys are
+    products (``IndexedFace.key_factors``); none in smaller games. An explicit layer
+    must leave the layers with strategies as rows.
+
+    Raises:
+        GameError: ``pages_below`` asks for pages the game ``spec`` cannot have.
+    """
+    pageable = face is not None and face.key_factors(min(face.layers())) is not None
+    if pages_below is None:
+        big = face is not None and len(face.layers()) > SMALL_GAME
+        return no_strategies_below if pageable and big and no_strategies_below > 1 else 0
+    if pages_below <= (min(face.layers()) if face is not None else 1):
+        return 0
+    if not pageable:
+        raise GameError(f"{spec} cannot store its layers as pages (its index gives no "
+                        "product of key heads and tails); leave out --pages-below")
+    if pages_below > no_strategies_below:
+        raise GameError(f"--pages-below {pages_below}: page layers keep no strategies, and "
+                        f"this build stores them from layer {no_strategies_below}; give "
+                        f"--pages-below {no_strategies_below} or less, or --strategies-from")
+    return pages_below
 
 
 def costs_of(game: Game[Any]) -> BuildCosts:

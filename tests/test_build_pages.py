@@ -13,7 +13,7 @@ from gamedb import probe as stdlib_probe
 from gamedb.build import build
 from gamedb.cli import cli
 from gamedb.games import GameError, load_game
-from gamedb.games.indexed import page_split
+from gamedb.estimate import page_split
 from gamedb.store.database import open_db
 from gamedb.verify import verify
 
