@@ -55,6 +55,11 @@ class ChunkRows:
         """Positions in the chunk."""
         return len(self.keys)
 
+    @property
+    def max_gap(self) -> float:
+        """The largest gap of the chunk's positions."""
+        return float(self.gaps.max()) if len(self.gaps) else 0.0
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ChunkPages:
@@ -258,34 +263,11 @@ class Writer:
         """
         raw = self._raw
         with _full_disk_said(self.path), _transaction(raw):
-            for rows in chunks:
-                n = rows.size
-                if isinstance(rows, ChunkPages):
-                    raw.executemany(
-                        "INSERT INTO pages(layer, page, first_key, count, data) VALUES (?, ?, ?, ?, ?)",
-                        zip([rows.layer] * len(rows.blobs),
-                            range(rows.first_page, rows.first_page + len(rows.blobs)),
-                            rows.first_keys, rows.counts, rows.blobs))
-                    raw.execute("UPDATE layers SET done = done + ?, seconds = seconds + ?, "
-                                "max_gap = max(max_gap, ?) WHERE layer = ?",
-                                (n, rows.seconds, rows.max_gap, rows.layer))
-                    continue
-                if rows.strategy1 is None or rows.strategy2 is None:
-                    # Values only: no strategies, no gap (0004). Two bound parameters a
-                    # row instead of six: the writer bounds a 13-card build's speed.
-                    raw.executemany("INSERT INTO states(key, layer, value) "
-                                    f"VALUES (?, {int(rows.layer)}, ?)",
-                                    zip(rows.keys.tolist(), rows.values.tolist()))
-                else:
-                    raw.executemany(
-                        "INSERT INTO states(key, layer, value, gap, strategy1, strategy2) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        zip(rows.keys.tolist(), [rows.layer] * n, rows.values.tolist(),
-                            rows.gaps.tolist(), rows.strategy1, rows.strategy2))
-                max_gap = float(rows.gaps.max()) if n else 0.0
+            for chunk in chunks:
+                _insert(raw, chunk)
                 raw.execute("UPDATE layers SET done = done + ?, seconds = seconds + ?, "
                             "max_gap = max(max_gap, ?) WHERE layer = ?",
-                            (n, rows.seconds, max_gap, rows.layer))
+                            (chunk.size, chunk.seconds, chunk.max_gap, chunk.layer))
             if progress is not None:
                 raw.execute("INSERT OR REPLACE INTO meta(name, value) VALUES ('progress', ?)",
                             (json.dumps(asdict(progress)),))
@@ -404,6 +386,27 @@ class ChunkCommitter:
         if self._pending:
             self.writer.write_chunks(self._pending, self._progress)
             self._pending = []
+
+
+def _insert(raw: sqlite3.Connection, chunk: Chunk) -> None:
+    """Append one chunk's pages, or its rows."""
+    if isinstance(chunk, ChunkPages):
+        raw.executemany("INSERT INTO pages(layer, page, first_key, count, data) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        zip([chunk.layer] * len(chunk.blobs),
+                            range(chunk.first_page, chunk.first_page + len(chunk.blobs)),
+                            chunk.first_keys, chunk.counts, chunk.blobs))
+    elif chunk.strategy1 is None or chunk.strategy2 is None:
+        # Values only: no strategies, no gap (0004). Two bound parameters a row instead
+        # of six: the writer bounded a 13-card build's speed when it wrote rows.
+        raw.executemany(f"INSERT INTO states(key, layer, value) VALUES (?, {int(chunk.layer)}, ?)",
+                        zip(chunk.keys.tolist(), chunk.values.tolist()))
+    else:
+        raw.executemany("INSERT INTO states(key, layer, value, gap, strategy1, strategy2) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        zip(chunk.keys.tolist(), [chunk.layer] * chunk.size,
+                            chunk.values.tolist(), chunk.gaps.tolist(), chunk.strategy1,
+                            chunk.strategy2))
 
 
 def _checkpoint(raw: sqlite3.Connection) -> None:
