@@ -118,10 +118,13 @@ def _round_pages(path: Path, on_progress: Progress | None) -> tuple[int, float]:
     try:
         conn.execute("BEGIN")
         total = conn.execute("SELECT coalesce(sum(count), 0) FROM pages").fetchone()[0]
-        pages = conn.execute("SELECT p.rowid, p.count, p.data FROM pages AS p JOIN page_layers "
-                             "AS l ON l.layer = p.layer WHERE l.codec = ?", (CODEC,)).fetchall()
+        rowids = [rowid for (rowid,) in conn.execute(  # one page in memory at a time
+            "SELECT p.rowid FROM pages AS p JOIN page_layers AS l ON l.layer = p.layer "
+            "WHERE l.codec = ? ORDER BY p.rowid", (CODEC,))]
         done, error = 0, 0.0
-        for rowid, count, data in pages:
+        for rowid in rowids:
+            count, data = conn.execute("SELECT count, data FROM pages WHERE rowid = ?",
+                                       (rowid,)).fetchone()
             exact = decode_page(data, count, CODEC)
             rounded = encode_page(exact, codec=FLOAT32)
             error = max(error, float(np.abs(decode_page(rounded, count, FLOAT32) - exact).max()))

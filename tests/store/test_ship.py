@@ -108,3 +108,23 @@ def test_a_failed_float32_copy_leaves_no_output(exact: Path, tmp_path: Path,
     with pytest.raises(StoreError, match="the disk filled up .* is unchanged"):
         ship_float32(exact, tmp_path / "f32.sqlite")
     assert not (tmp_path / "f32.sqlite").exists()
+
+
+def test_the_float32_copy_reads_one_page_at_a_time(exact: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """13 cards: 8.9 GB of pages; reading them all at once peaked at 8.9 GB of RSS."""
+    from gamedb.store import ship as module
+
+    calls: list[str] = []
+    connect = sqlite3.connect
+
+    def traced(*args: object, **kwargs: object) -> sqlite3.Connection:
+        conn = connect(*args, **kwargs)  # type: ignore[arg-type]
+        conn.set_trace_callback(calls.append)
+        return conn
+    monkeypatch.setattr(module.sqlite3, "connect", traced)
+    ship_float32(exact, tmp_path / "f32.sqlite")
+    reads = [q for q in calls if q.lstrip().upper().startswith("SELECT") and "data" in q]
+    with sqlite3.connect(exact) as conn:
+        pages = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
+    assert len(reads) == pages > 1 and all("WHERE rowid = " in q for q in reads)
