@@ -200,19 +200,25 @@ class PageReader:
         return values
 
     def values_of(self, layer: int, keys: Ints) -> tuple[Ints, Floats]:
-        """Return the stored keys among ``keys`` of ``layer`` (in their order) and
-        their values."""
+        """Return the stored keys among ``keys`` of ``layer`` (in key order) and their
+        values, decoding each page they fall in once."""
         about = self.layers[layer]
+        keys = np.unique(np.asarray(keys, np.int64))
         rank = about.keymap.rank(keys)
-        found, values = [], []
-        for key, where in zip(np.asarray(keys).tolist(), rank.tolist()):
-            if where < 0:
-                continue
-            page = self.page(layer, where // about.page_size)
-            if page is not None and where % about.page_size < len(page):
-                found.append(key)
-                values.append(page[where % about.page_size])
-        return np.array(found, np.int64), np.array(values, np.float64)
+        keys, rank = keys[rank >= 0], rank[rank >= 0]
+        page_of, offset = rank // about.page_size, rank % about.page_size
+        found: list[Ints] = []
+        values: list[Floats] = []
+        for page in np.unique(page_of).tolist():
+            stored = self.page(layer, page)
+            mine = np.flatnonzero(page_of == page)
+            if stored is not None:
+                mine = mine[offset[mine] < len(stored)]
+                found.append(keys[mine])
+                values.append(stored[offset[mine]])
+        if not found:
+            return np.zeros(0, np.int64), np.zeros(0)
+        return np.concatenate(found), np.concatenate(values)
 
     def layer_pages(self, layer: int, start_page: int = 0) -> Iterator[tuple[Ints, Floats]]:
         """Yield (keys, values) of the stored pages of ``layer`` in order, from
