@@ -34,7 +34,7 @@ from gamedb.store.engine import (
     BuildProgress, read_meta, readonly_engine, sqlite_connection, writable_engine,
 )
 from gamedb.store.errors import DamagedFile, NotSolved, SpecMismatch
-from gamedb.store.pages import PageError, PageReader
+from gamedb.store.pages import PageReader, damage_said
 from gamedb.store.views import VIEWS
 from gamedb.store.migrate import check_schema
 
@@ -140,11 +140,9 @@ class GameDB:
         self.meta = read_meta(self._conn, path)
         check_schema(self._conn, str(path))
         self.game: Game[Any] = game_for_meta(self.meta, path)
-        try:
+        with damage_said(path, "page_layers"):
             self.pages = PageReader(self._raw)
             """The file's page layers (``gamedb.store.pages``; none in most files)."""
-        except PageError as exc:
-            raise DamagedFile(path, f"page_layers: {exc}") from None
         # a values-only file's stage solutions, per canonical key (many positions share one)
         self._solve_stage = functools.lru_cache(maxsize=1 << 14)(self._solve_stage_uncached)
         check_tables(self._conn, path, self.game)
@@ -373,22 +371,18 @@ class GameDB:
 
     def _page_rows(self, layer: int, size: int) -> Iterator[StoredRows]:
         """``layer_rows`` of a page layer: its values as rows without gaps or strategies."""
-        try:
+        with damage_said(self.path, f"layer {layer}"):
             for keys, values in self.pages.layer_pages(layer):
                 for i in range(0, len(keys), size):
                     part = values[i:i + size].tolist()
                     n = len(part)
                     yield StoredRows(keys[i:i + size], (layer,) * n, tuple(part), (None,) * n,
                                      (None,) * n, (None,) * n)
-        except PageError as exc:
-            raise DamagedFile(self.path, f"layer {layer}: {exc}") from None
 
     def _paged_values(self, layer: int, keys: npt.NDArray[np.int64]
                       ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-        try:
+        with damage_said(self.path, f"layer {layer}"):
             return self.pages.values_of(layer, keys)
-        except PageError as exc:
-            raise DamagedFile(self.path, f"layer {layer}: {exc}") from None
 
     def _split_by_pages(self, keys: npt.NDArray[np.int64]
                         ) -> tuple[npt.NDArray[np.int64], dict[int, npt.NDArray[np.int64]]]:

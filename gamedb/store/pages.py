@@ -37,10 +37,14 @@ import sqlite3
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+
+from gamedb.store.errors import DamagedFile
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
@@ -61,6 +65,15 @@ CACHED_PAGES = 16
 
 class PageError(ValueError):
     """A page or a layer's key layout that this reader cannot decode."""
+
+
+@contextmanager
+def damage_said(path: Path, where: str) -> Iterator[None]:
+    """Turn a ``PageError`` into ``DamagedFile`` naming the file and ``where`` in it."""
+    try:
+        yield
+    except PageError as exc:
+        raise DamagedFile(path, f"{where}: {exc}") from None
 
 
 def encode_page(values: Floats, level: int = LEVEL, codec: str = CODEC) -> bytes:
@@ -236,5 +249,5 @@ class PageReader:
             expected += 1
 
 
-__all__ = ["CODEC", "CODECS", "FLOAT32", "KeyMap", "PAGE_TARGET", "PageError", "PageLayer", "PageReader",
+__all__ = ["CODEC", "CODECS", "FLOAT32", "KeyMap", "damage_said", "PAGE_TARGET", "PageError", "PageLayer", "PageReader",
            "decode_page", "encode_page", "pack_ints", "unpack_ints"]

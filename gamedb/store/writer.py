@@ -33,7 +33,7 @@ from gamedb.store.engine import (
 from gamedb.store.errors import DamagedFile, DiskFull, SpecMismatch
 from gamedb.store.lock import BuildLock
 from gamedb.store.migrate import check_schema, create_schema
-from gamedb.store.pages import CODEC, KeyMap, PageError, PageReader, pack_ints
+from gamedb.store.pages import CODEC, KeyMap, PageReader, damage_said, pack_ints
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,10 +184,8 @@ class Writer:
         self.pages = self._page_reader()
 
     def _page_reader(self) -> PageReader:
-        try:
+        with damage_said(self.path, "page_layers"):
             return PageReader(self._raw)
-        except PageError as exc:
-            raise DamagedFile(self.path, f"page_layers: {exc}") from None
 
     def done_counts(self) -> dict[int, int]:
         """Return layer -> number of states already stored."""
@@ -223,13 +221,11 @@ class Writer:
     def _stored_pages(self, layer: int) -> Iterator[tuple[npt.NDArray[np.int64],
                                                           npt.NDArray[np.float64]]]:
         """Yield the keys and values of ``layer``'s stored pages, checked finite."""
-        try:
+        with damage_said(self.path, f"layer {layer}"):
             for keys, values in self.pages.layer_pages(layer):
                 if not np.isfinite(values).all():
                     raise DamagedFile(self.path, f"layer {layer}: a stored value is not finite")
                 yield keys, values
-        except PageError as exc:
-            raise DamagedFile(self.path, f"layer {layer}: {exc}") from None
 
     def sorted_values(self, layer: int, step: int) -> Iterator[npt.NDArray[np.float64]]:
         """Yield the stored values of one layer in key order, ``step`` at a time (a page
