@@ -83,8 +83,9 @@ def build_layers(face: IndexedFace, writer: Writer, *, workers: int | Executor =
     writer.ensure_layers(sizes)
     run_on = Local(workers) if isinstance(workers, int) else workers
     run = _Run(face, writer, sizes, run_on, chunk_size, strategies_from, on_progress, on_eta)
-    run.paged = {layer: _page_layer(face, writer, layer, page_size)
-                 for layer in face.layers() if layer < pages_below}
+    writer.ensure_page_layers({layer: _keymap(face, layer) for layer in face.layers()
+                               if layer < pages_below}, page_size)
+    run.paged = writer.pages.layers  # as stored: a resumed layer keeps its page size
     below: Floats | None = None
     for layer in face.layers():
         if run.done.get(layer, 0) < sizes[layer]:
@@ -169,8 +170,8 @@ def _chunk_rows(face: IndexedFace, layer: int, below: Floats | None, strategies:
     return rows, solution.fallbacks
 
 
-def _page_layer(face: IndexedFace, writer: Writer, layer: int, target: int) -> PageLayer:
-    """Describe ``layer`` as a page layer in the file (once) and return it as stored."""
+def _keymap(face: IndexedFace, layer: int) -> KeyMap:
+    """Return the keys of ``layer`` as a page layer holds them (its key factors)."""
     factors = face.key_factors(layer)
     if factors is None:
         raise ValueError(f"layer {layer} of this game cannot be stored as pages")
@@ -178,8 +179,7 @@ def _page_layer(face: IndexedFace, writer: Writer, layer: int, target: int) -> P
     if keymap.size != face.size(layer):
         raise ValueError(f"layer {layer}: {keymap.size:,} keys in its factors, "
                          f"{face.size(layer):,} positions")
-    writer.ensure_page_layer(layer, keymap, keymap.page_size(target))
-    return writer.pages.layers[layer]
+    return keymap
 
 
 def _chunk_pages(face: IndexedFace, layer: int, below: Floats | None, paged: PageLayer,

@@ -173,14 +173,18 @@ class Writer:
                 "INSERT OR IGNORE INTO layers(layer, states, done, seconds, max_gap) "
                 "VALUES (?, ?, 0, 0.0, 0.0)", [(int(k), int(v)) for k, v in counts.items()])
 
-    def ensure_page_layer(self, layer: int, keymap: KeyMap, page_size: int) -> None:
-        """Record how ``layer`` is paged (once, at the first start)."""
+    def ensure_page_layers(self, keymaps: dict[int, KeyMap], page_target: int) -> None:
+        """Record how each layer of ``keymaps`` is paged (once, at the first start: a
+        resumed layer keeps its page size) and read them back into ``pages``."""
+        if not keymaps:
+            return
         with _full_disk_said(self.path), _transaction(self._raw):
-            self._raw.execute(
+            self._raw.executemany(
                 "INSERT OR IGNORE INTO page_layers(layer, codec, page_size, tail_bits, heads, "
                 "tails) VALUES (?, ?, ?, ?, ?, ?)",
-                (layer, CODEC, page_size, keymap.tail_bits, pack_ints(keymap.heads),
-                 pack_ints(keymap.tails)))
+                [(layer, CODEC, keymap.page_size(page_target), keymap.tail_bits,
+                  pack_ints(keymap.heads), pack_ints(keymap.tails))
+                 for layer, keymap in keymaps.items()])
         self.pages = self._page_reader()
 
     def _page_reader(self) -> PageReader:
