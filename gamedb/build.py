@@ -30,7 +30,7 @@ from gamedb.cluster import Executor, Local, Pool, executor, ordered, processes_h
 from gamedb.estimate import check_fits, estimate, page_split
 from gamedb.games import load_game
 from gamedb.games.base import Game, Keys, root_of
-from gamedb.games.indexed import strategy_split
+from gamedb.games.indexed import first_rich_layer, strategy_split
 from gamedb.jit import needs_compiling
 from gamedb.solver.backward import (
     SolvedStates, ValueTable, batches, distinct_successors, enumerate_layers, solve_states,
@@ -111,8 +111,8 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
     game = load_game(game) if isinstance(game, str) else game
     start = time.perf_counter()
     split = split_layer(game, strategies_from)
-    pages = page_split(game.indexed_face(), game.spec,
-                       max(game_layers(game)) + 1 if values_only else split, pages_below)
+    face = game.indexed_face()
+    pages = page_split(face, game.spec, first_rich_layer(face, split, values_only), pages_below)
     fits = functools.partial(_refuse_if_too_big, game, processes_here(workers, cluster),
                              values_only, max_memory, strategies_from, pages_below)
     existed = Path(path).exists()
@@ -168,12 +168,6 @@ def _write_grundy(game: Game[Any], writer: Writer) -> None:
         writer.write_grundy(grundy_values(game, layers))
 
 
-def game_layers(game: Game[Any]) -> list[int]:
-    """Return the layers of a game with an indexed face ([0] without one)."""
-    face = game.indexed_face()
-    return list(face.layers()) if face is not None else [0]
-
-
 def split_layer(game: Game[Any], strategies_from: int | None) -> int:
     """Return the first layer that stores strategies, 0 for every layer
     (``build``'s ``strategies_from``, ``games.indexed.strategy_split``)."""
@@ -194,7 +188,7 @@ def _solve_all(game: Game[Any], writer: Writer, stage: Callable[[str], None], *,
     if face is not None:
         stage(solving)
         return build_layers(face, writer, workers=run_on,
-                            strategies_from=max(face.layers()) + 1 if values_only else split,
+                            strategies_from=first_rich_layer(face, split, values_only),
                             pages_below=writer.pages_below, page_size=page_size,
                             chunk_size=chunk_size,
                             on_progress=on_progress, on_eta=on_eta)

@@ -27,7 +27,7 @@ from typing import Any
 
 from gamedb.games import GameError, format_spec, load_game
 from gamedb.games.base import BuildCosts, Game, Keys, param_values
-from gamedb.games.indexed import SMALL_GAME, IndexedFace, strategy_split
+from gamedb.games.indexed import SMALL_GAME, IndexedFace, first_rich_layer, strategy_split
 from gamedb.solver.backward import distinct_successors, enumerate_layers
 
 #: Positions the exact count may enumerate (about a second) before extrapolating.
@@ -148,8 +148,9 @@ def indexed_estimate(spec: str, face: IndexedFace, *, workers: int = 1,
     the game; time and disk per row, with or without strategies, or per page value."""
     split = strategy_split(face, strategies_from)
     sizes = {layer: face.size(layer) for layer in face.layers()}
-    rich = 0 if values_only else sum(n for layer, n in sizes.items() if layer >= split)
-    paged_below = page_split(face, spec, max(sizes) + 1 if values_only else split, pages_below)
+    rich_from = first_rich_layer(face, split, values_only)
+    rich = sum(n for layer, n in sizes.items() if layer >= rich_from)
+    paged_below = page_split(face, spec, rich_from, pages_below)
     paged = sum(n for layer, n in sizes.items() if layer < paged_below)
     rows = sum(sizes.values()) - paged
     positions = sum(sizes.values())

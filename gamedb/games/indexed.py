@@ -132,4 +132,11 @@ def strategy_split(face: IndexedFace | None, strategies_from: int | None) -> int
     return strategies_from if strategies_from > min(layers) else 0
 
 
-__all__ = ["BIG_STRATEGIES_FROM", "SMALL_GAME", "IndexedFace", "strategy_split"]
+def first_rich_layer(face: IndexedFace | None, split: int, values_only: bool) -> int:
+    """Return the first layer that stores strategies: ``split`` (``strategy_split``),
+    or past the top layer in a values-only build of a face."""
+    return max(face.layers()) + 1 if values_only and face is not None else split
+
+
+__all__ = ["BIG_STRATEGIES_FROM", "SMALL_GAME", "IndexedFace", "first_rich_layer",
+           "strategy_split"]
