@@ -189,10 +189,10 @@ def _chunk_pages(face: IndexedFace, layer: int, below: Floats | None, paged: Pag
     began = time.perf_counter()
     solution = solve_sorted(face, layer, start, stop, below)
     size, values = paged.page_size, solution.values
-    firsts = range(start, stop, size)
-    blobs = [encode_page(values[i - start:i - start + size]) for i in firsts]
-    pages = ChunkPages(layer, start // size, paged.keymap.keys(start, stop)[::size].tolist(),
-                       [min(size, stop - i) for i in firsts], blobs, values,
+    firsts = np.arange(start, stop, size)
+    blobs = [encode_page(values[i - start:i - start + size]) for i in firsts.tolist()]
+    pages = ChunkPages(layer, start // size, paged.keymap.at(firsts).tolist(),
+                       np.minimum(size, stop - firsts).tolist(), blobs, values,
                        float(solution.gaps.max()) if len(values) else 0.0,
                        time.perf_counter() - began)
     return pages, solution.fallbacks

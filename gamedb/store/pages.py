@@ -154,7 +154,10 @@ class KeyMap:
 
     def keys(self, start: int, stop: int) -> Ints:
         """Return the keys of positions start..stop-1 (key order)."""
-        where = np.arange(start, stop, dtype=np.int64)
+        return self.at(np.arange(start, stop, dtype=np.int64))
+
+    def at(self, where: Ints) -> Ints:
+        """Return the keys of the positions ``where``."""
         keys: Ints = self.heads[where // len(self.tails)] | self.tails[where % len(self.tails)]
         return keys
 
@@ -249,5 +252,5 @@ class PageReader:
             expected += 1
 
 
-__all__ = ["CODEC", "CODECS", "FLOAT32", "KeyMap", "damage_said", "PAGE_TARGET", "PageError", "PageLayer", "PageReader",
-           "decode_page", "encode_page", "pack_ints", "unpack_ints"]
+__all__ = ["CODEC", "CODECS", "FLOAT32", "KeyMap", "PAGE_TARGET", "PageError", "PageLayer",
+           "PageReader", "damage_said", "decode_page", "encode_page", "pack_ints", "unpack_ints"]
