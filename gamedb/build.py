@@ -38,7 +38,7 @@ from gamedb.solver.backward import (
 from gamedb.solver.grundy import grundy_values
 from gamedb.solver.matrix_game import TOLERANCE
 from gamedb.store.codec import encode
-from gamedb.store.pages import PAGE_TARGET
+from gamedb.store.pages import PAGE_MIN, PAGE_TARGET
 from gamedb.store.writer import ChunkCommitter, ChunkRows, Writer
 
 #: States per transaction: large enough for fast bulk writes, small enough to lose little.
@@ -72,7 +72,8 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
           max_memory: int | None = None, strategies_from: int | None = None,
           cluster: str | None = None,
           on_eta: Callable[[float], None] | None = None,
-          pages_below: int | None = None, page_size: int = PAGE_TARGET) -> BuildReport:
+          pages_below: int | None = None, page_size: int = PAGE_TARGET,
+          page_min: int | None = None) -> BuildReport:
     """Solve every reachable position of ``game`` into the SQLite file ``path``.
 
     Args:
@@ -106,6 +107,10 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
             (``page_split``), none in smaller games.
         page_size: values per page of a page layer, at most (a page holds whole
             blocks of the game's index; a resumed layer keeps its own).
+        page_min: store every other layer of at least this many positions as keyed
+            pages (``store.pages.ROWS``: keys, values, gaps and strategies in each
+            page; 0: none). None: a resumed file's own choice; ``PAGE_MIN`` for a new
+            file of a game with an indexed face (others are stored as rows).
     """
     stage = on_stage or (lambda text: None)
     game = load_game(game) if isinstance(game, str) else game
@@ -122,7 +127,9 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         return _build_into(game, Path(path), run_on, stage, start, fits if existed else None,
                            chunk_size=chunk_size, on_progress=on_progress,
                            values_only=values_only, split=split, on_eta=on_eta,
-                           pages=(pages, pages_below is None), page_size=page_size)
+                           pages=(pages, pages_below is None), page_size=page_size,
+                           page_min=(page_min if page_min is not None else
+                                     PAGE_MIN if face is not None else 0, page_min is None))
 
 
 def _build_into(game: Game[Any], path: Path, run_on: Executor, stage: Callable[[str], None],
@@ -130,13 +137,15 @@ def _build_into(game: Game[Any], path: Path, run_on: Executor, stage: Callable[[
                 on_progress: Progress | None, values_only: bool, split: int,
                 on_eta: Callable[[float], None] | None,
                 pages: tuple[int, bool] = (0, False),
-                page_size: int = PAGE_TARGET) -> BuildReport:
+                page_size: int = PAGE_TARGET,
+                page_min: tuple[int, bool] = (0, False)) -> BuildReport:
     """``build``'s work once the executor is ready: open (or resume) the file, refuse
     (``fits``) a resumed build too big, solve, finalise. ``pages``: the first row layer
-    and whether it is only the default (a resumed file keeps its own)."""
+    and whether it is only the default (a resumed file keeps its own); ``page_min``
+    likewise."""
     writer = Writer(path, game, {"tolerance": TOLERANCE, "kernel": "numba-simplex"},
                     values_only=values_only, strategies_from=split, pages_below=pages[0],
-                    pages_default=pages[1])
+                    pages_default=pages[1], page_min=page_min)
     try:
         if writer.complete:
             return _report(writer, game, 0, 0.0, 0)
@@ -190,6 +199,7 @@ def _solve_all(game: Game[Any], writer: Writer, stage: Callable[[str], None], *,
         return build_layers(face, writer, workers=run_on,
                             strategies_from=first_rich_layer(face, split, values_only),
                             pages_below=writer.pages_below, page_size=page_size,
+                            page_min=writer.page_min,
                             chunk_size=chunk_size,
                             on_progress=on_progress, on_eta=on_eta)
     stage(enumerating)

@@ -30,9 +30,10 @@ import numpy as np
 from gamedb.games.base import Game, root_of
 from gamedb.games.indexed import Floats, IndexedFace
 from gamedb.solver.indexed import CHUNK_SIZE, solve_sorted
-from gamedb.store.codec import encode
+from gamedb.store.codec import MIN_PROB, encode
 from gamedb.store.errors import DamagedFile
-from gamedb.store.pages import PAGE_TARGET, KeyMap, PageLayer, encode_page
+from gamedb.store.pages import (PAGE_TARGET, KeyMap, PageLayer, PageRows, Sparse, encode_page,
+                                encode_rows)
 from gamedb.store.writer import Chunk, ChunkCommitter, ChunkPages, ChunkRows, Writer
 from gamedb.cluster import Executor, Local, ordered
 
@@ -61,7 +62,8 @@ class IndexedRun:
 
 def build_layers(face: IndexedFace, writer: Writer, *, workers: int | Executor = 1,
                  chunk_size: int = CHUNK_SIZE, strategies_from: int = 0, pages_below: int = 0,
-                 page_size: int = PAGE_TARGET, on_progress: Progress | None = None,
+                 page_size: int = PAGE_TARGET, page_min: int = 0,
+                 on_progress: Progress | None = None,
                  on_eta: Callable[[float], None] | None = None) -> IndexedRun:
     """Solve and store every position of ``face`` that ``writer``'s file lacks.
 
@@ -75,7 +77,10 @@ def build_layers(face: IndexedFace, writer: Writer, *, workers: int | Executor =
         pages_below: layers below this are page layers (values only, ``store.pages``):
             workers return finished pages, the writer appends them.
         page_size: values per page, at most (whole blocks, at least one; a resumed
-            layer keeps the size it was started with).
+            layer keeps the size it was started with); about, in a keyed page layer.
+        page_min: the other layers of at least this many positions (0: none) are keyed
+            page layers (``store.pages.ROWS``: keys, values and, from
+            ``strategies_from``, gaps and strategies in each page).
         on_progress: called with (positions done, positions total) after each chunk.
         on_eta: called with the seconds left after each chunk (``layer_weights``).
     """
@@ -83,8 +88,7 @@ def build_layers(face: IndexedFace, writer: Writer, *, workers: int | Executor =
     writer.ensure_layers(sizes)
     run_on = Local(workers) if isinstance(workers, int) else workers
     run = _Run(face, writer, sizes, run_on, chunk_size, strategies_from, on_progress, on_eta)
-    writer.ensure_page_layers({layer: _keymap(face, layer) for layer in face.layers()
-                               if layer < pages_below}, page_size)
+    writer.ensure_page_layers(page_plan(face, sizes, pages_below, page_min), page_size)
     run.paged = writer.pages.layers  # as stored: a resumed layer keeps its page size
     below: Floats | None = None
     for layer in face.layers():
@@ -115,8 +119,12 @@ class _Run(ChunkCommitter):
         done = self.done.get(layer, 0)
         summary = _stored_summary(self.face, self.writer, layer, done)
         paged = self.paged.get(layer)
-        target = self.chunk_size if paged is None else \
-            max(1, self.chunk_size // paged.page_size) * paged.page_size  # whole pages
+        if paged is None:
+            target = self.chunk_size
+        elif paged.keyed:
+            target = paged.page_size  # a chunk is one page (whole blocks)
+        else:
+            target = max(1, self.chunk_size // paged.page_size) * paged.page_size
         chunks = self.face.sorted_chunks(layer, target)
         ranges = [(max(a, done), b) for a, b in chunks if b > done]
         for (start, stop), (rows, fell_back) in zip(ranges, self._solved(layer, ranges, below)):
@@ -128,7 +136,9 @@ class _Run(ChunkCommitter):
                 below: Floats | None) -> Iterator[tuple[Chunk, int]]:
         solve: Callable[[tuple[int, int]], tuple[Chunk, int]]
         paged = self.paged.get(layer)
-        if paged is not None:
+        if paged is not None and paged.keyed:
+            solve = functools.partial(_chunk_keyed, self.face, layer, below, layer >= self.split)
+        elif paged is not None:
             solve = functools.partial(_chunk_pages, self.face, layer, below, paged)
         else:
             solve = functools.partial(_chunk_rows, self.face, layer, below, layer >= self.split)
@@ -168,6 +178,40 @@ def _chunk_rows(face: IndexedFace, layer: int, below: Floats | None, strategies:
     rows = ChunkRows(layer, face.sorted_keys(layer, start, stop), solution.values,
                      solution.gaps, first, second, time.perf_counter() - began)
     return rows, solution.fallbacks
+
+
+def page_plan(face: IndexedFace, sizes: dict[int, int], pages_below: int,
+              page_min: int) -> dict[int, KeyMap | None]:
+    """Return the page layers of a build: the layers below ``pages_below`` under their
+    product of keys (values only), and the others of at least ``page_min`` positions
+    (0: none) as keyed pages (None)."""
+    plan: dict[int, KeyMap | None] = {}
+    for layer in face.layers():
+        if layer < pages_below:
+            plan[layer] = _keymap(face, layer)
+        elif page_min and sizes[layer] >= page_min:
+            plan[layer] = None
+    return plan
+
+
+def _chunk_keyed(face: IndexedFace, layer: int, below: Floats | None, strategies: bool,
+                 bounds: tuple[int, int]) -> tuple[ChunkPages, int]:
+    """Solve positions start..stop-1 (key order: one page of a keyed layer); return
+    the finished page (``store.pages.encode_rows``)."""
+    start, stop = bounds
+    began = time.perf_counter()
+    solution = solve_sorted(face, layer, start, stop, below)
+    keys = face.sorted_keys(layer, start, stop)
+    rows = PageRows(keys, solution.values)
+    if strategies:
+        row_actions, col_actions = face.sorted_actions(layer, start, stop)
+        rows = PageRows(keys, solution.values, solution.gaps,
+                        Sparse.of(solution.row_strategies, row_actions, MIN_PROB),
+                        Sparse.of(solution.col_strategies, col_actions, MIN_PROB))
+    pages = ChunkPages(layer, -1, [int(keys[0])], [len(keys)], [encode_rows(rows)],
+                       solution.values, float(solution.gaps.max()),
+                       time.perf_counter() - began)
+    return pages, solution.fallbacks
 
 
 def _keymap(face: IndexedFace, layer: int) -> KeyMap:

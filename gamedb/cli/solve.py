@@ -65,6 +65,12 @@ def _usable_cpus() -> int:
                    "row each; `gamedb show`, `probe` and `verify` read both. Default: the "
                    "layers without strategies of point-difference Goofspiel of 11 or more "
                    "cards (docs/format.md); rows everywhere else. 0: rows only.")
+@click.option("--page-min", type=click.IntRange(0, None), default=None,
+              help="Store every other layer of at least this many positions as keyed "
+                   "pages: keys, values, gaps and strategies compressed together (~9-25 "
+                   "bytes a position with strategies instead of ~140 in rows). Default: "
+                   "262144 for Goofspiel built through its index; 0: rows only. A resumed "
+                   "build keeps its own.")
 @click.option("--page-size", type=click.IntRange(1, 1 << 24), default=65_536,
               show_default=True,
               help="Values per page of a page layer, at most (a page holds whole blocks of "
@@ -86,6 +92,7 @@ def _usable_cpus() -> int:
 @user_errors
 def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int,
                   values_only: bool, strategies_from: int | None, pages_below: int | None,
+                  page_min: int | None,
                   page_size: int, cluster: str | None, quiet: bool, only_estimate: bool, force: bool, as_json: bool) -> None:
     """Solve every reachable position of SPEC into a SQLite database.
 
@@ -128,7 +135,8 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
             report = build(game, path, workers=workers, chunk_size=chunk_size,
                            on_progress=on_progress, values_only=values_only,
                            strategies_from=strategies_from, cluster=cluster,
-                           pages_below=pages_below, page_size=page_size, on_stage=on_progress.stage if on_progress else None,
+                           pages_below=pages_below, page_size=page_size, page_min=page_min,
+                           on_stage=on_progress.stage if on_progress else None,
                            on_eta=on_progress.eta if on_progress else None,
                            max_memory=None if force else available_memory())
         click.echo(json.dumps(vars_of(report)) if as_json else _format_report(report))

@@ -34,7 +34,7 @@ from gamedb.store.engine import (
     BuildProgress, read_meta, readonly_engine, sqlite_connection, writable_engine,
 )
 from gamedb.store.errors import DamagedFile, NotSolved, SpecMismatch
-from gamedb.store.pages import PageReader, damage_said
+from gamedb.store.pages import PageReader, PageRows, damage_said
 from gamedb.store.views import VIEWS
 from gamedb.store.migrate import check_schema
 
@@ -141,7 +141,7 @@ class GameDB:
         check_schema(self._conn, str(path))
         self.game: Game[Any] = game_for_meta(self.meta, path)
         with damage_said(path, "page_layers"):
-            self.pages = PageReader(self._raw)
+            self.pages = PageReader(self._raw, frozen=self.meta.get("status") == "complete")
             """The file's page layers (``gamedb.store.pages``; none in most files)."""
         # a values-only file's stage solutions, per canonical key (many positions share one)
         self._solve_stage = functools.lru_cache(maxsize=1 << 14)(self._solve_stage_uncached)
@@ -280,8 +280,8 @@ class GameDB:
         layer = int(self.game.layer_of(np.array([key], np.int64))[0])
         row: Any
         if layer in self.pages.layers:
-            found, values = self._paged_values(layer, np.array([key], np.int64))
-            row = _Cells(float(values[0]), None, None, None) if len(found) else None
+            cells = self._paged_rows(layer, np.array([key], np.int64))
+            row = _Cells(*cells[0][2:]) if cells else None
         else:
             states = schema.states.c
             row = self._conn.execute(
@@ -370,19 +370,24 @@ class GameDB:
             yield rows
 
     def _page_rows(self, layer: int, size: int) -> Iterator[StoredRows]:
-        """``layer_rows`` of a page layer: its values as rows without gaps or strategies."""
+        """``layer_rows`` of a page layer: its values (and, if it has them, gaps and
+        strategies as the rows' text) in pages of at most ``size`` rows."""
         with damage_said(self.path, f"layer {layer}"):
-            for keys, values in self.pages.layer_pages(layer):
-                for i in range(0, len(keys), size):
-                    part = values[i:i + size].tolist()
-                    n = len(part)
-                    yield StoredRows(keys[i:i + size], (layer,) * n, tuple(part), (None,) * n,
-                                     (None,) * n, (None,) * n)
+            for rows in self.pages.layer_pages(layer):
+                for i in range(0, len(rows.keys), size):
+                    yield StoredRows.of(page_cells(layer, rows, np.arange(i, min(
+                        i + size, len(rows.keys)))))
 
     def _paged_values(self, layer: int, keys: npt.NDArray[np.int64]
                       ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         with damage_said(self.path, f"layer {layer}"):
             return self.pages.values_of(layer, keys)
+
+    def _paged_rows(self, layer: int, keys: npt.NDArray[np.int64]) -> list[tuple[Any, ...]]:
+        """The stored rows among ``keys`` of a page layer, as ``states`` rows."""
+        with damage_said(self.path, f"layer {layer}"):
+            return [cells for _, rows, at in self.pages.found(layer, keys)
+                    for cells in page_cells(layer, rows, at)]
 
     def _split_by_pages(self, keys: npt.NDArray[np.int64]
                         ) -> tuple[npt.NDArray[np.int64], dict[int, npt.NDArray[np.int64]]]:
@@ -410,9 +415,7 @@ class GameDB:
         keys, paged = self._split_by_pages(keys)
         rows = self._where_key_in(_ROWS, keys)
         for layer, mine in paged.items():
-            found, values = self._paged_values(layer, mine)
-            rows += [(k, layer, v, None, None, None) for k, v in zip(found.tolist(),
-                                                                   values.tolist())]
+            rows += self._paged_rows(layer, mine)
         return StoredRows.of(sorted(rows))
 
     def values_of(self, keys: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64],
@@ -457,6 +460,20 @@ class GameDB:
             raise DamagedFile(self.path, f"the layers table holds a row that is not numbers: "
                               f"{shown(repr(row), 60)}")
         return LayerInfo(*row)
+
+
+def page_cells(layer: int, rows: PageRows, at: npt.NDArray[np.int64]) -> list[tuple[Any, ...]]:
+    """Return positions ``at`` of a decoded page as ``states`` rows (key, layer, value,
+    gap, strategy1, strategy2): the strategies as the text a row would hold (the same
+    doubles, ``store.codec.encode``), None in a page without them."""
+    keys, values = rows.keys[at].tolist(), rows.values[at].tolist()
+    n = len(keys)
+    gaps: list[Any] = rows.gaps[at].tolist() if rows.gaps is not None else [None] * n
+    texts: list[list[Any]] = [[None] * n, [None] * n]
+    for i, player in enumerate((rows.first, rows.second)):
+        if player is not None and n:
+            texts[i] = list(encode(*player.padded(at)))
+    return list(zip(keys, [layer] * n, values, gaps, *texts))
 
 
 def game_for_meta(meta: dict[str, Any], path: Path) -> Game[Any]:

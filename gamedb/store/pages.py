@@ -53,12 +53,18 @@ Ints = npt.NDArray[np.int64]
 CODEC = "f64-shuffle-zlib"
 #: The codec of ``gamedb ship --precision float32``: each value rounded to a float.
 FLOAT32 = "f32-shuffle-zlib"
+#: The codec of a *keyed* page layer: each page holds its keys, values and, in a layer
+#: with strategies, gaps and both strategies (``encode_rows``); any layer of any game.
+ROWS = "rows-shuffle-zlib"
 #: Codec -> (numpy dtype, low byte planes stored as they are when they look like noise).
 CODECS = {CODEC: ("<f8", 6), FLOAT32: ("<f4", 2)}
 #: zlib level: 1 is 30% faster than 6 and 1.5% larger on Goofspiel values.
 LEVEL = 1
 #: Values per page, at most (a page holds whole ``tails`` runs: see ``page_size``).
 PAGE_TARGET = 65_536
+#: A build's layers of at least this many positions are page layers by default
+#: (``gamedb build --page-min``): smaller games stay rows that any SQLite client reads.
+PAGE_MIN = 262_144
 #: Decoded pages a reader keeps (a page is at most 512 KiB of doubles).
 CACHED_PAGES = 16
 
@@ -112,6 +118,160 @@ def decode_page(data: bytes, count: int, codec: str = CODEC) -> Floats:
     values: Floats = (np.ascontiguousarray(shuffled.T).view(CODECS[codec][0]).reshape(-1)
                       .astype(np.float64))
     return values
+
+
+#: ``encode_rows`` flags (its first byte).
+_STRATEGIES, _EVERY_PROB = 1, 2
+_GRID = 2.0 ** 52  # the kernel's probabilities are multiples of 2**-52 (solver.kernel)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Sparse:
+    """One player's strategies of consecutive positions: position i plays
+    ``labels[ends[i-1]:ends[i]]`` with ``probs[...]`` (non-zero probabilities only)."""
+
+    sizes: Ints
+    labels: Ints
+    probs: Floats
+
+    @classmethod
+    def of(cls, probs: Floats, labels: Ints, min_prob: float) -> Sparse:
+        """From padded (B, A) probabilities and labels (the solver's): the entries of at
+        least ``min_prob``, in column order (as ``store.codec.encode`` writes them)."""
+        played = probs >= min_prob
+        return cls(played.sum(axis=1).astype(np.int64), labels[played].astype(np.int64),
+                   probs[played].astype(np.float64))
+
+    def padded(self, rows: Ints) -> tuple[Floats, Ints]:
+        """Return the strategies of positions ``rows`` as padded (len(rows), A) arrays."""
+        ends = np.cumsum(self.sizes)
+        starts = ends - self.sizes
+        width = int(self.sizes[rows].max()) if len(rows) else 0
+        probs = np.zeros((len(rows), max(width, 1)))
+        labels = np.full((len(rows), max(width, 1)), -1, np.int64)
+        for slot in range(width):
+            has = self.sizes[rows] > slot
+            where = starts[rows[has]] + slot
+            probs[has, slot] = self.probs[where]
+            labels[has, slot] = self.labels[where]
+        return probs, labels
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PageRows:
+    """The decoded contents of one page: keys, values and, in a layer with strategies,
+    gaps and both players' strategies."""
+
+    keys: Ints
+    values: Floats
+    gaps: Floats | None = None
+    first: Sparse | None = None
+    second: Sparse | None = None
+
+
+def encode_rows(rows: PageRows, level: int = LEVEL) -> bytes:
+    """Return one page of codec ``ROWS``: a flags byte, then sections (a little-endian
+    uint32 length, then the bytes): the key deltas (the first is 0: the page's
+    ``first_key`` is its first key), the values and, with strategies, the gaps and each
+    player's support sizes, labels and probabilities (docs/format.md).
+
+    A support of one stores no probability (it is 1.0) and a support of k, k - 1 (the
+    last is 1 minus the others, exactly: the kernel's probabilities are multiples of
+    2**-52 summing to 1.0); a page where that does not hold stores them all."""
+    keys = np.asarray(rows.keys, np.int64)
+    sections = [_pack(np.diff(keys, prepend=keys[:1]), "<u8", level),
+                encode_page(rows.values, level)]
+    flags = 0
+    if rows.first is not None and rows.second is not None and rows.gaps is not None:
+        flags |= _STRATEGIES
+        implied = all(_implied_exact(s) for s in (rows.first, rows.second))
+        flags |= 0 if implied else _EVERY_PROB
+        sections.append(encode_page(rows.gaps, level))
+        for player in (rows.first, rows.second):
+            stored = player.probs if not implied else player.probs[_kept(player.sizes)]
+            sections += [_pack(player.sizes, "<u2", level), _pack(player.labels, "<i8", level),
+                         encode_page(stored, level)]
+    return bytes([flags]) + b"".join(len(part).to_bytes(4, "little") + part
+                                     for part in sections)
+
+
+def decode_rows(data: bytes, count: int, first_key: int) -> PageRows:
+    """Inverse of ``encode_rows``; ``PageError`` if the page does not decode."""
+    if not data or data[0] & ~(_STRATEGIES | _EVERY_PROB):
+        raise PageError("a page's flags are damaged")
+    flags, parts, at = data[0], [], 1
+    while at < len(data):
+        size = int.from_bytes(data[at:at + 4], "little")
+        if at + 4 + size > len(data):
+            raise PageError("a page's sections are damaged")
+        parts.append(data[at + 4:at + 4 + size])
+        at += 4 + size
+    if len(parts) != (9 if flags & _STRATEGIES else 2):
+        raise PageError(f"a page holds {len(parts)} sections")
+    keys = np.cumsum(_unpack(parts[0], "<u8", count).astype(np.int64)) + first_key
+    values = decode_page(parts[1], count)
+    if not flags & _STRATEGIES:
+        return PageRows(keys, values)
+    players = []
+    for sizes_part, labels_part, probs_part in (parts[3:6], parts[6:9]):
+        sizes = _unpack(sizes_part, "<u2", count).astype(np.int64)
+        total = int(sizes.sum())
+        labels = _unpack(labels_part, "<i8", total).astype(np.int64)
+        if flags & _EVERY_PROB:
+            probs = decode_page(probs_part, total)
+        else:
+            kept = _kept(sizes)
+            probs = np.ones(total)
+            probs[kept] = decode_page(probs_part, int(kept.sum()))
+            probs[~kept] = _implied(sizes, probs, kept)
+        players.append(Sparse(sizes, labels, probs))
+    return PageRows(keys, values, decode_page(parts[2], count), players[0], players[1])
+
+
+def _kept(sizes: Ints) -> npt.NDArray[np.bool_]:
+    """The entries a page stores: all but the last of each support."""
+    kept = np.ones(int(sizes.sum()), bool)
+    kept[np.cumsum(sizes)[sizes > 0] - 1] = False
+    return kept
+
+
+def _implied(sizes: Ints, probs: Floats, kept: npt.NDArray[np.bool_]) -> Floats:
+    """The last probability of each support: 1 minus the others (exact on the grid)."""
+    others = np.where(kept, probs, 0.0)
+    ends = np.cumsum(sizes)[sizes > 0]
+    sums = np.add.reduceat(others, ends - sizes[sizes > 0]) if len(ends) else others[:0]
+    last: Floats = 1.0 - sums
+    return last
+
+
+def _implied_exact(player: Sparse) -> bool:
+    """True when every last probability is 1 minus the others, exactly."""
+    probs = player.probs
+    if not len(probs):
+        return True
+    on_grid = np.array_equal(np.floor(probs * _GRID), probs * _GRID) and (probs <= 1.0).all()
+    kept = _kept(player.sizes)
+    return bool(on_grid and np.array_equal(_implied(player.sizes, probs, kept), probs[~kept]))
+
+
+def _pack(ints: npt.ArrayLike, dtype: str, level: int) -> bytes:
+    """Integers byte-shuffled (like ``encode_page``) and zlib-compressed."""
+    typed = np.ascontiguousarray(ints, dtype=dtype)
+    planes = typed.view(np.uint8).reshape(-1, typed.itemsize).T
+    return zlib.compress(np.ascontiguousarray(planes).tobytes(), level)
+
+
+def _unpack(data: bytes, dtype: str, count: int) -> npt.NDArray[np.generic]:
+    """Inverse of ``_pack`` for ``count`` integers."""
+    width = np.dtype(dtype).itemsize
+    try:
+        packed = zlib.decompress(data)
+    except zlib.error as exc:
+        raise PageError(f"a page does not decompress ({exc})") from None
+    if len(packed) != width * count:
+        raise PageError(f"a page section holds {len(packed)} bytes, not {width * count}")
+    shuffled = np.frombuffer(packed, np.uint8).reshape(width, count)
+    return np.ascontiguousarray(shuffled.T).view(dtype).reshape(-1)
 
 
 def pack_ints(values: Ints) -> bytes:
@@ -179,7 +339,14 @@ class PageLayer:
     layer: int
     codec: str
     page_size: int
-    keymap: KeyMap
+    keymap: KeyMap | None
+    """The layer's keys as a product (codecs of values only); None for ``ROWS``, whose
+    pages hold their keys."""
+
+    @property
+    def keyed(self) -> bool:
+        """True when each page holds its keys (codec ``ROWS``)."""
+        return self.keymap is None
 
 
 class PageReader:
@@ -187,70 +354,118 @@ class PageReader:
 
     Args:
         raw: a DB-API connection to the file.
+        frozen: the file no longer changes (a finished build), so the first keys of
+            each layer's pages are read once; otherwise at each look-up.
     """
 
-    def __init__(self, raw: sqlite3.Connection):
+    def __init__(self, raw: sqlite3.Connection, frozen: bool = False):
         self._raw = raw
+        self._frozen = frozen
         self.layers: dict[int, PageLayer] = {}
-        self._cache: OrderedDict[tuple[int, int], Floats] = OrderedDict()
+        self._cache: OrderedDict[tuple[int, int], PageRows] = OrderedDict()
+        self._firsts: dict[int, Ints] = {}
         if raw.execute("SELECT 1 FROM sqlite_master WHERE name = 'page_layers'").fetchone():
             for layer, codec, size, bits, heads, tails in raw.execute(
                     "SELECT layer, codec, page_size, tail_bits, heads, tails FROM page_layers"):
-                keymap = KeyMap(unpack_ints(heads), unpack_ints(tails), int(bits))
+                keymap = None if codec == ROWS else \
+                    KeyMap(unpack_ints(heads), unpack_ints(tails), int(bits))
                 self.layers[int(layer)] = PageLayer(int(layer), str(codec), int(size), keymap)
 
-    def page(self, layer: int, page: int) -> Floats | None:
-        """Return the values of one stored page (None if it is not stored)."""
+    def page(self, layer: int, page: int) -> PageRows | None:
+        """Return the contents of one stored page (None if it is not stored)."""
         cached = self._cache.get((layer, page))
         if cached is not None:
             self._cache.move_to_end((layer, page))
             return cached
-        row = self._raw.execute("SELECT count, data FROM pages WHERE layer = ? AND page = ?",
-                                (layer, page)).fetchone()
+        row = self._raw.execute("SELECT first_key, count, data FROM pages WHERE layer = ? "
+                                "AND page = ?", (layer, page)).fetchone()
         if row is None:
             return None
-        values = decode_page(row[1], int(row[0]), self.layers[layer].codec)
-        self._cache[(layer, page)] = values
+        rows = self._decoded(layer, page, *row)
+        self._cache[(layer, page)] = rows
         if len(self._cache) > CACHED_PAGES:
             self._cache.popitem(last=False)
-        return values
+        return rows
+
+    def _decoded(self, layer: int, page: int, first_key: int, count: int,
+                 data: bytes) -> PageRows:
+        about = self.layers[layer]
+        if about.keymap is None:
+            if about.codec != ROWS:
+                raise PageError(f"unknown page codec {about.codec!r}")
+            return decode_rows(data, int(count), int(first_key))
+        start = page * about.page_size
+        return PageRows(about.keymap.keys(start, start + int(count)),
+                        decode_page(data, int(count), about.codec))
+
+    def _first_keys(self, layer: int) -> Ints:
+        """The first key of each stored page of a keyed layer, in page order."""
+        firsts = self._firsts.get(layer)
+        if firsts is None:
+            firsts = np.array([k for (k,) in self._raw.execute(
+                "SELECT first_key FROM pages WHERE layer = ? ORDER BY page", (layer,))],
+                np.int64)
+            if (np.diff(firsts) <= 0).any():
+                raise PageError(f"layer {layer}: the pages' first keys are not increasing")
+            if self._frozen:
+                self._firsts[layer] = firsts
+        return firsts
+
+    def locate(self, layer: int, keys: Ints) -> tuple[Ints, Ints]:
+        """Return the page and the place in it of each of the sorted, distinct ``keys``
+        of ``layer`` (page -1 for a key before the first page; a place is only right if
+        the key is stored: check the page's key)."""
+        about = self.layers[layer]
+        if about.keymap is not None:
+            rank = about.keymap.rank(keys)
+            return (np.where(rank >= 0, rank // about.page_size, -1),
+                    np.where(rank >= 0, rank % about.page_size, 0))
+        pages = np.searchsorted(self._first_keys(layer), keys, side="right") - 1
+        return pages, np.zeros(len(keys), np.int64)
+
+    def found(self, layer: int, keys: Ints) -> Iterator[tuple[Ints, PageRows, Ints]]:
+        """Yield, for each stored page holding some of ``keys`` (any order, repeats
+        allowed), those keys (sorted, distinct), the page and their places in it."""
+        keys = np.unique(np.asarray(keys, np.int64))
+        pages, places = self.locate(layer, keys)
+        for page in np.unique(pages[pages >= 0]).tolist():
+            rows = self.page(layer, page)
+            if rows is None:
+                continue
+            mine = np.flatnonzero(pages == page)
+            if self.layers[layer].keyed:
+                at = np.minimum(np.searchsorted(rows.keys, keys[mine]), len(rows.keys) - 1)
+            else:
+                at = places[mine]
+            ok = (at < len(rows.keys))
+            ok[ok] &= rows.keys[at[ok]] == keys[mine[ok]]
+            yield keys[mine[ok]], rows, at[ok]
 
     def values_of(self, layer: int, keys: Ints) -> tuple[Ints, Floats]:
         """Return the stored keys among ``keys`` of ``layer`` (in key order) and their
         values, decoding each page they fall in once."""
-        about = self.layers[layer]
-        keys = np.unique(np.asarray(keys, np.int64))
-        rank = about.keymap.rank(keys)
-        keys, rank = keys[rank >= 0], rank[rank >= 0]
-        page_of, offset = rank // about.page_size, rank % about.page_size
         found: list[Ints] = []
         values: list[Floats] = []
-        for page in np.unique(page_of).tolist():
-            stored = self.page(layer, page)
-            mine = np.flatnonzero(page_of == page)
-            if stored is not None:
-                mine = mine[offset[mine] < len(stored)]
-                found.append(keys[mine])
-                values.append(stored[offset[mine]])
+        for mine, rows, at in self.found(layer, keys):
+            found.append(mine)
+            values.append(rows.values[at])
         if not found:
             return np.zeros(0, np.int64), np.zeros(0)
         return np.concatenate(found), np.concatenate(values)
 
-    def layer_pages(self, layer: int, start_page: int = 0) -> Iterator[tuple[Ints, Floats]]:
-        """Yield (keys, values) of the stored pages of ``layer`` in order, from
-        ``start_page``, stopping at the first page not stored."""
-        about = self.layers[layer]
-        cursor = self._raw.execute("SELECT page, count, data FROM pages WHERE layer = ? "
-                                   "AND page >= ? ORDER BY page", (layer, start_page))
+    def layer_pages(self, layer: int, start_page: int = 0) -> Iterator[PageRows]:
+        """Yield the stored pages of ``layer`` in order, from ``start_page``, stopping at
+        the first page not stored."""
+        cursor = self._raw.execute("SELECT page, first_key, count, data FROM pages WHERE "
+                                   "layer = ? AND page >= ? ORDER BY page", (layer, start_page))
         expected = start_page
-        for page, count, data in cursor:
+        for page, first_key, count, data in cursor:
             if page != expected:
                 raise PageError(f"layer {layer}: page {expected} is missing")
-            start = page * about.page_size
-            yield (about.keymap.keys(start, start + int(count)),
-                   decode_page(data, int(count), about.codec))
+            yield self._decoded(layer, page, first_key, count, data)
             expected += 1
 
 
-__all__ = ["CODEC", "CODECS", "FLOAT32", "KeyMap", "PAGE_TARGET", "PageError", "PageLayer",
+__all__ = ["CODEC", "CODECS", "FLOAT32", "KeyMap", "PAGE_MIN", "PAGE_TARGET", "PageError", "PageLayer",
+           "PageRows", "ROWS", "Sparse", "decode_rows", "encode_rows",
            "PageReader", "damage_said", "decode_page", "encode_page", "pack_ints", "unpack_ints"]

@@ -33,7 +33,7 @@ from gamedb.store.engine import (
 from gamedb.store.errors import DamagedFile, DiskFull, SpecMismatch
 from gamedb.store.lock import BuildLock
 from gamedb.store.migrate import check_schema, create_schema
-from gamedb.store.pages import CODEC, KeyMap, PageReader, damage_said, pack_ints
+from gamedb.store.pages import CODEC, ROWS, KeyMap, PageReader, damage_said, pack_ints
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +68,7 @@ class ChunkPages:
 
     layer: int
     first_page: int
+    """The number of the chunk's first page; -1: the next of its layer (keyed layers)."""
     first_keys: list[int]
     counts: list[int]
     blobs: list[bytes]
@@ -90,7 +91,7 @@ class Writer:
 
     def __init__(self, path: Path, game: Game[Any], settings: dict[str, Any], *,
                  values_only: bool = False, strategies_from: int = 0, pages_below: int = 0,
-                 pages_default: bool = False):
+                 pages_default: bool = False, page_min: tuple[int, bool] = (0, False)):
         self.path = path
         self.values_only = values_only
         self.strategies_from = strategies_from
@@ -98,6 +99,9 @@ class Writer:
         """Layers below this one are page layers (``gamedb.store.pages``); 0: none (an
         existing file's own when ``pages_default``: the caller chose nothing)."""
         self._pages_default = pages_default
+        self.page_min, self._page_min_default = page_min
+        """Other layers of at least this many positions are keyed page layers (0: none;
+        an existing file's own when the caller chose nothing)."""
         self._game = game
         self._lock = BuildLock(path)
         self._lock.acquire()
@@ -143,6 +147,7 @@ class Writer:
             "values_only": self.values_only,
             **({"strategies_from": self.strategies_from} if self.strategies_from else {}),
             **({"pages_below": self.pages_below} if self.pages_below else {}),
+            **({"page_min": self.page_min} if self.page_min else {}),
             "status": "building", "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         })
         self._raw.execute("COMMIT")
@@ -160,6 +165,13 @@ class Writer:
         elif pages != self.pages_below and not self.complete:
             raise SpecMismatch(f"{self.path} stores the layers below {pages} as pages; build "
                                f"it the same way (--pages-below {pages}) or use another file")
+        least = int(self.meta.get("page_min") or 0)
+        if self._page_min_default:
+            self.page_min = least
+        elif least != self.page_min and not self.complete:
+            raise SpecMismatch(f"{self.path} stores its layers of {least:,} positions or more "
+                               f"as pages; build it the same way (--page-min {least}) or use "
+                               "another file")
 
     @property
     def complete(self) -> bool:
@@ -173,9 +185,10 @@ class Writer:
                 "INSERT OR IGNORE INTO layers(layer, states, done, seconds, max_gap) "
                 "VALUES (?, ?, 0, 0.0, 0.0)", [(int(k), int(v)) for k, v in counts.items()])
 
-    def ensure_page_layers(self, keymaps: dict[int, KeyMap], page_target: int) -> None:
+    def ensure_page_layers(self, keymaps: dict[int, KeyMap | None], page_target: int) -> None:
         """Record how each layer of ``keymaps`` is paged (once, at the first start: a
-        resumed layer keeps its page size) and read them back into ``pages``."""
+        resumed layer keeps its page size) and read them back into ``pages``: values
+        under a product of keys (``CODEC``), or keyed pages (``ROWS``) for None."""
         if not keymaps:
             return
         with _full_disk_said(self.path), _transaction(self._raw):
@@ -183,7 +196,8 @@ class Writer:
                 "INSERT OR IGNORE INTO page_layers(layer, codec, page_size, tail_bits, heads, "
                 "tails) VALUES (?, ?, ?, ?, ?, ?)",
                 [(layer, CODEC, keymap.page_size(page_target), keymap.tail_bits,
-                  pack_ints(keymap.heads), pack_ints(keymap.tails))
+                  pack_ints(keymap.heads), pack_ints(keymap.tails)) if keymap is not None
+                 else (layer, ROWS, page_target, 0, b"", b"")
                  for layer, keymap in keymaps.items()])
         self.pages = self._page_reader()
 
@@ -226,10 +240,10 @@ class Writer:
                                                           npt.NDArray[np.float64]]]:
         """Yield the keys and values of ``layer``'s stored pages, checked finite."""
         with damage_said(self.path, f"layer {layer}"):
-            for keys, values in self.pages.layer_pages(layer):
-                if not np.isfinite(values).all():
+            for rows in self.pages.layer_pages(layer):
+                if not np.isfinite(rows.values).all():
                     raise DamagedFile(self.path, f"layer {layer}: a stored value is not finite")
-                yield keys, values
+                yield rows.keys, rows.values
 
     def sorted_values(self, layer: int, step: int) -> Iterator[npt.NDArray[np.float64]]:
         """Yield the stored values of one layer in key order, ``step`` at a time (a page
@@ -391,10 +405,14 @@ class ChunkCommitter:
 def _insert(raw: sqlite3.Connection, chunk: Chunk) -> None:
     """Append one chunk's pages, or its rows."""
     if isinstance(chunk, ChunkPages):
+        first = chunk.first_page
+        if first < 0:  # a keyed layer: its pages are numbered as they come
+            first = raw.execute("SELECT coalesce(max(page) + 1, 0) FROM pages WHERE layer = ?",
+                                (chunk.layer,)).fetchone()[0]
         raw.executemany("INSERT INTO pages(layer, page, first_key, count, data) "
                         "VALUES (?, ?, ?, ?, ?)",
                         zip([chunk.layer] * len(chunk.blobs),
-                            range(chunk.first_page, chunk.first_page + len(chunk.blobs)),
+                            range(first, first + len(chunk.blobs)),
                             chunk.first_keys, chunk.counts, chunk.blobs))
     elif chunk.strategy1 is None or chunk.strategy2 is None:
         # Values only: no strategies, no gap (0004). Two bound parameters a row instead
