@@ -69,7 +69,7 @@ def _usable_cpus() -> int:
               help="Store every other layer of at least this many positions as keyed "
                    "pages: keys, values, gaps and strategies compressed together (~9-25 "
                    "bytes a position with strategies instead of ~140 in rows). Default: "
-                   "262144 for Goofspiel built through its index; 0: rows only. A resumed "
+                   "65536 (one page) for Goofspiel built through its index; 0: rows only. A resumed "
                    "build keeps its own.")
 @click.option("--page-size", type=click.IntRange(1, 1 << 24), default=65_536,
               show_default=True,

@@ -64,7 +64,7 @@ LEVEL = 1
 PAGE_TARGET = 65_536
 #: A build's layers of at least this many positions are page layers by default
 #: (``gamedb build --page-min``): smaller games stay rows that any SQLite client reads.
-PAGE_MIN = 262_144
+PAGE_MIN = 65_536
 #: Decoded pages a reader keeps (a page is at most 512 KiB of doubles).
 CACHED_PAGES = 16
 
@@ -123,6 +123,8 @@ def decode_page(data: bytes, count: int, codec: str = CODEC) -> Floats:
 #: ``encode_rows`` flags (its first byte).
 _STRATEGIES, _EVERY_PROB = 1, 2
 _GRID = 2.0 ** 52  # the kernel's probabilities are multiples of 2**-52 (solver.kernel)
+#: ``_pack``: a plane is compressed if its first _SAMPLE bytes shrink to _WORTH or less.
+_SAMPLE, _WORTH = 4096, 0.9
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -180,17 +182,17 @@ def encode_rows(rows: PageRows, level: int = LEVEL) -> bytes:
     2**-52 summing to 1.0); a page where that does not hold stores them all."""
     keys = np.asarray(rows.keys, np.int64)
     sections = [_pack(np.diff(keys, prepend=keys[:1]), "<u8", level),
-                encode_page(rows.values, level)]
+                _pack(rows.values, "<f8", level)]
     flags = 0
     if rows.first is not None and rows.second is not None and rows.gaps is not None:
         flags |= _STRATEGIES
         implied = all(_implied_exact(s) for s in (rows.first, rows.second))
         flags |= 0 if implied else _EVERY_PROB
-        sections.append(encode_page(rows.gaps, level))
+        sections.append(_pack(rows.gaps, "<f8", level))
         for player in (rows.first, rows.second):
             stored = player.probs if not implied else player.probs[_kept(player.sizes)]
             sections += [_pack(player.sizes, "<u2", level), _pack(player.labels, "<i8", level),
-                         encode_page(stored, level)]
+                         _pack(stored, "<f8", level)]
     return bytes([flags]) + b"".join(len(part).to_bytes(4, "little") + part
                                      for part in sections)
 
@@ -209,7 +211,7 @@ def decode_rows(data: bytes, count: int, first_key: int) -> PageRows:
     if len(parts) != (9 if flags & _STRATEGIES else 2):
         raise PageError(f"a page holds {len(parts)} sections")
     keys = np.cumsum(_unpack(parts[0], "<u8", count).astype(np.int64)) + first_key
-    values = decode_page(parts[1], count)
+    values = _unpack(parts[1], "<f8", count).astype(np.float64)
     if not flags & _STRATEGIES:
         return PageRows(keys, values)
     players = []
@@ -218,14 +220,15 @@ def decode_rows(data: bytes, count: int, first_key: int) -> PageRows:
         total = int(sizes.sum())
         labels = _unpack(labels_part, "<i8", total).astype(np.int64)
         if flags & _EVERY_PROB:
-            probs = decode_page(probs_part, total)
+            probs = _unpack(probs_part, "<f8", total).astype(np.float64)
         else:
             kept = _kept(sizes)
             probs = np.ones(total)
-            probs[kept] = decode_page(probs_part, int(kept.sum()))
+            probs[kept] = _unpack(probs_part, "<f8", int(kept.sum()))
             probs[~kept] = _implied(sizes, probs, kept)
         players.append(Sparse(sizes, labels, probs))
-    return PageRows(keys, values, decode_page(parts[2], count), players[0], players[1])
+    gaps = _unpack(parts[2], "<f8", count).astype(np.float64)
+    return PageRows(keys, values, gaps, players[0], players[1])
 
 
 def _kept(sizes: Ints) -> npt.NDArray[np.bool_]:
@@ -254,21 +257,45 @@ def _implied_exact(player: Sparse) -> bool:
     return bool(on_grid and np.array_equal(_implied(player.sizes, probs, kept), probs[~kept]))
 
 
-def _pack(ints: npt.ArrayLike, dtype: str, level: int) -> bytes:
-    """Integers byte-shuffled (like ``encode_page``) and zlib-compressed."""
-    typed = np.ascontiguousarray(ints, dtype=dtype)
-    planes = typed.view(np.uint8).reshape(-1, typed.itemsize).T
-    return zlib.compress(np.ascontiguousarray(planes).tobytes(), level)
+def _pack(numbers: npt.ArrayLike, dtype: str, level: int) -> bytes:
+    """Return ``numbers`` as ``dtype`` byte planes (like ``encode_page``): a byte whose
+    bit b says plane b is zlib-compressed (then a uint32 length and the stream), else
+    stored as it is (``count`` bytes). A plane is compressed when its first
+    ``_SAMPLE`` bytes shrink by ``_WORTH``: mantissa noise is stored, not compressed."""
+    typed = np.ascontiguousarray(numbers, dtype=dtype)
+    planes = np.ascontiguousarray(typed.view(np.uint8).reshape(-1, typed.itemsize).T)
+    mask, parts = 0, []
+    for b, plane in enumerate(planes):
+        data = plane.tobytes()
+        sample = data[:_SAMPLE]
+        if len(zlib.compress(sample, level)) < _WORTH * len(sample):
+            packed = zlib.compress(data, level)
+            mask |= 1 << b
+            parts.append(len(packed).to_bytes(4, "little") + packed)
+        else:
+            parts.append(data)
+    return bytes([mask]) + b"".join(parts)
 
 
 def _unpack(data: bytes, dtype: str, count: int) -> npt.NDArray[np.generic]:
-    """Inverse of ``_pack`` for ``count`` integers."""
+    """Inverse of ``_pack`` for ``count`` numbers."""
     width = np.dtype(dtype).itemsize
+    if not data:
+        raise PageError("a page section is empty")
+    mask, at, planes = data[0], 1, []
     try:
-        packed = zlib.decompress(data)
+        for b in range(width):
+            if mask >> b & 1:
+                size = int.from_bytes(data[at:at + 4], "little")
+                planes.append(zlib.decompress(data[at + 4:at + 4 + size]))
+                at += 4 + size
+            else:
+                planes.append(data[at:at + count])
+                at += count
     except zlib.error as exc:
         raise PageError(f"a page does not decompress ({exc})") from None
-    if len(packed) != width * count:
+    packed = b"".join(planes)
+    if len(packed) != width * count or at != len(data):
         raise PageError(f"a page section holds {len(packed)} bytes, not {width * count}")
     shuffled = np.frombuffer(packed, np.uint8).reshape(width, count)
     return np.ascontiguousarray(shuffled.T).view(dtype).reshape(-1)
