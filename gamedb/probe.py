@@ -8,9 +8,11 @@ every schema revision keeps. Opening a file checks its schema revision and its k
 layout, and refuses what this reader does not know (``UnreadableFile``).
 Files are opened read-only (``mode=ro``): probing never changes a byte.
 
-Page layers (schema 0006: the values-only layers of big games, docs/format.md) are
-read too: a key's place in its layer is two ``bisect`` searches in the layer's
-``heads`` and ``tails``, and its value is 8 bytes of its page, un-shuffled.
+Page layers (schema 0006, docs/format.md) are read too. In a values-only layer of a big
+point-difference Goofspiel, a key's place is two ``bisect`` searches in the layer's
+``heads`` and ``tails`` and its value is 8 bytes of its page, un-shuffled; a *keyed*
+page (``rows-shuffle-zlib``) holds its own keys, values, gaps and strategies: the page
+is the last one whose first key is at most the key, found by SQL.
 
 Every family reads the same way. Positions are looked up by canonical key
 (``gamedb key SPEC POSITION`` prints the key of any position), and
@@ -46,6 +48,7 @@ import struct
 import zlib
 from array import array
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +58,9 @@ LAYER_SHIFT = 48
 #: Schema revisions (``alembic_version``) whose file format this reader knows.
 SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
 
-#: Page codecs (docs/format.md) -> (struct format of one value, bytes).
+#: The codec of keyed pages: keys, values, gaps and strategies (``GameFile._keyed``).
+_KEYED = "rows-shuffle-zlib"
+#: Page codecs of values only (docs/format.md) -> (struct format of one value, bytes).
 _PAGE_CODECS = {"f64-shuffle-zlib": ("<d", 8), "f32-shuffle-zlib": ("<f", 4)}
 
 _JUJITSU_POT_BITS = 5
@@ -151,6 +156,8 @@ class GameFile:
         """
         row = self._conn.execute("SELECT value, gap FROM states WHERE key = ?", (key,)).fetchone()
         if row is None and (key >> LAYER_SHIFT) in self._page_layers:
+            if self._page_layers[key >> LAYER_SHIFT][0] == _KEYED:
+                return self._keyed(key)
             return Stored(key, self._page_value(key), None, {1: {}, 2: {}})
         if row is None:
             raise NotStored(f"key {key} is not in {self.path.name}")
@@ -170,7 +177,8 @@ class GameFile:
                 for layer, codec, size, bits, heads, tails in self._conn.execute(
                         "SELECT layer, codec, page_size, tail_bits, heads, tails FROM page_layers"):
                     try:
-                        self._pages[layer] = (codec, size, bits, _ints(heads), _ints(tails))
+                        self._pages[layer] = (codec, size, bits, array("q"), array("q")) \
+                            if codec == _KEYED else (codec, size, bits, _ints(heads), _ints(tails))
                     except (TypeError, ValueError, zlib.error) as exc:
                         raise UnreadableFile(f"{self.path.name}: the key lists of page layer "
                                              f"{layer} are damaged ({exc})") from None
@@ -204,6 +212,25 @@ class GameFile:
                                  f"{key >> LAYER_SHIFT} is damaged ({exc})") from None
         value: float = struct.unpack(form, bytes(planes[at + b * count] for b in range(width)))[0]
         return value
+
+    def _keyed(self, key: int) -> Stored:
+        """Return a key's row from its keyed page (codec ``rows-shuffle-zlib``)."""
+        layer = key >> LAYER_SHIFT
+        row = self._conn.execute("SELECT page, first_key, count, data FROM pages WHERE layer = ? "
+                                 "AND first_key <= ? ORDER BY page DESC LIMIT 1",
+                                 (layer, key)).fetchone()
+        if row is None:
+            raise NotStored(f"key {key} is not in {self.path.name}")
+        page, first_key, count, data = row
+        try:
+            found = _keyed_row(data, count, first_key, key)
+        except (IndexError, TypeError, ValueError, OverflowError, struct.error,
+                zlib.error) as exc:
+            raise UnreadableFile(f"{self.path.name}: page {page} of layer {layer} is "
+                                 f"damaged ({exc})") from None
+        if found is None:
+            raise NotStored(f"key {key} is not in {self.path.name}")
+        return Stored(key, *found)
 
     def position(self, key: int) -> dict[str, Any]:
         """Return the position of a stored key, decoded: its text and fields by name.
@@ -253,6 +280,67 @@ class GameFile:
             3 - player if where.swapped else player].items()} for player in (1, 2)}
         return Stored(where.key, -stored.value if where.swapped else stored.value,
                       stored.gap, real)
+
+
+def _keyed_row(data: bytes, count: int, first_key: int, key: int
+               ) -> tuple[float, float | None, dict[int, dict[int, float]]] | None:
+    """Return (value, gap, strategies) of ``key`` in one keyed page, None if absent.
+
+    The page: a flags byte (1: gaps and strategies follow; 2: every probability is
+    stored), then sections, each a little-endian uint32 length and its bytes: key deltas
+    (uint64), values (float64), then gaps and, for each player, support sizes (uint16),
+    labels (int64) and probabilities (float64). Each section is byte planes: a mask
+    byte (bit b: plane b is a uint32 length and a zlib stream, else ``n`` bytes as they
+    are). Without flag 2 a support of one has no stored probability (it is 1.0) and
+    a support of k stores k - 1 (the last is 1 minus their sum, exact)."""
+    flags, parts, at = data[0], [], 1
+    while at < len(data):
+        size = int.from_bytes(data[at:at + 4], "little")
+        parts.append(data[at + 4:at + 4 + size])
+        at += 4 + size
+    keys = list(accumulate(_numbers(parts[0], "Q", count), initial=first_key))[1:]
+    i = bisect.bisect_left(keys, key)
+    if i == len(keys) or keys[i] != key:
+        return None
+    value = _numbers(parts[1], "d", count)[i]
+    if not flags & 1:
+        return value, None, {1: {}, 2: {}}
+    gap = _numbers(parts[2], "d", count)[i]
+    strategies: dict[int, dict[int, float]] = {}
+    for player, first in ((1, 3), (2, 6)):
+        sizes = _numbers(parts[first], "H", count)
+        labels = _numbers(parts[first + 1], "q", sum(sizes))
+        start, size = sum(sizes[:i]), sizes[i]
+        if flags & 2:
+            probs = list(_numbers(parts[first + 2], "d", sum(sizes))[start:start + size])
+        else:
+            kept = sum(sizes) - sum(1 for s in sizes if s)
+            before = start - sum(1 for s in sizes[:i] if s)
+            probs = list(_numbers(parts[first + 2], "d", kept)[before:before + size - 1])
+            probs.append(1.0 - sum(probs))
+        strategies[player] = dict(zip(labels[start:start + size], probs))
+    return value, gap, strategies
+
+
+def _numbers(section: bytes, form: str, count: int) -> "array[Any]":
+    """Return the ``count`` numbers of a byte-planes section (type code ``form``)."""
+    numbers = array(form)
+    width = numbers.itemsize
+    mask, at, raw = section[0], 1, bytearray(width * count)
+    for b in range(width):
+        if mask >> b & 1:
+            size = int.from_bytes(section[at:at + 4], "little")
+            plane = zlib.decompress(section[at + 4:at + 4 + size])
+            at += 4 + size
+        else:
+            plane, at = section[at:at + count], at + count
+        if len(plane) != count:
+            raise ValueError(f"a section's plane holds {len(plane)} bytes, not {count}")
+        raw[b::width] = plane  # un-shuffle: byte b of every number
+    numbers.frombytes(bytes(raw))
+    if struct.pack("=q", 1) != struct.pack("<q", 1):  # a big-endian machine
+        numbers.byteswap()
+    return numbers
 
 
 def _ints(data: bytes) -> "array[int]":

@@ -336,7 +336,7 @@ def key_info(spec: str, position: str) -> KeyInfo:
 def copy_top_layers(source: str | Path, output: str | Path, from_layer: int,
                     meta: dict[str, Any]) -> int:
     """Write ``output``: the layers ``from_layer`` and up of the finished ``source``, with
-    their rows as stored, the same schema and views, and ``meta`` added to its meta.
+    their rows and pages as stored, the same schema and views, and ``meta`` added to its meta.
 
     Returns the number of positions copied.
 
@@ -383,8 +383,17 @@ def _copy_rows(source: Path, output: Path, game: Any, from_layer: int,
                                           "WHERE key >= ?", (from_layer << LAYER_SHIFT,))
             conn.exec_driver_sql("INSERT INTO grundy SELECT * FROM src.grundy WHERE key >= ?",
                                  (from_layer << LAYER_SHIFT,))  # impartial families only
-            write_meta(conn, {**meta, "states": copied.rowcount})
-        return int(copied.rowcount)
+            paged = 0
+            if conn.exec_driver_sql("SELECT 1 FROM src.sqlite_master WHERE name = 'pages'"
+                                    ).first():  # page layers (schema 0006) as stored
+                conn.exec_driver_sql("INSERT INTO page_layers SELECT * FROM src.page_layers "
+                                     "WHERE layer >= ?", (from_layer,))
+                conn.exec_driver_sql("INSERT INTO pages SELECT * FROM src.pages WHERE layer >= ?",
+                                     (from_layer,))
+                paged = int(conn.exec_driver_sql("SELECT coalesce(sum(count), 0) FROM pages"
+                                                 ).scalar() or 0)
+            write_meta(conn, {**meta, "states": copied.rowcount + paged})
+        return int(copied.rowcount) + paged
     finally:
         engine.dispose()
 
