@@ -119,7 +119,7 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
     face = game.indexed_face()
     pages = page_split(face, game.spec, first_rich_layer(face, split, values_only), pages_below)
     fits = functools.partial(_refuse_if_too_big, game, processes_here(workers, cluster),
-                             values_only, max_memory, strategies_from, pages_below)
+                             values_only, max_memory, strategies_from, pages_below, page_min)
     existed = Path(path).exists()
     if not existed:
         fits()  # refused before the file exists: nothing is left behind
@@ -226,11 +226,11 @@ def _interrupted(exc: BaseException | None) -> bool:
 
 def _refuse_if_too_big(game: Game[Any], workers: int, values_only: bool,
                        max_memory: int | None, strategies_from: int | None,
-                       pages_below: int | None) -> None:
+                       pages_below: int | None, page_min: int | None) -> None:
     if max_memory is not None:
         check_fits(estimate(game, workers=workers, values_only=values_only,
-                            strategies_from=strategies_from, pages_below=pages_below),
-                   max_memory)
+                            strategies_from=strategies_from, pages_below=pages_below,
+                            page_min=page_min), max_memory)
 
 
 #: Modules whose compiled (numba) functions every build runs, besides the game's own.

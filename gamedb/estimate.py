@@ -27,6 +27,7 @@ from typing import Any
 
 from gamedb.games import GameError, format_spec, load_game
 from gamedb.games.base import BuildCosts, Game, Keys, param_values
+from gamedb.store.pages import PAGE_MIN
 from gamedb.games.indexed import SMALL_GAME, IndexedFace, first_rich_layer, strategy_split
 from gamedb.solver.backward import distinct_successors, enumerate_layers
 
@@ -68,6 +69,11 @@ INDEXED_PROCESS = 250 * 2**20
 #: (13 cards: 941 s without the kill's re-read; 11 cards: 0.58 us), BENCHMARKS.md.
 PAGE_DISK = 7.0
 PAGE_SECONDS = 0.7e-6
+#: A position of a keyed page layer (``store.pages.ROWS``: key, value and, from the
+#: strategy split, gap and strategies): bytes without and with strategies, and wall
+#: time (8- and 10-card win/loss, 9-card point difference: BENCHMARKS.md).
+KEYED_DISK, KEYED_STRATEGY_DISK = 10.0, 24.0
+KEYED_SECONDS = 1.0e-6
 
 
 def page_split(face: IndexedFace | None, spec: str, no_strategies_below: int,
@@ -122,14 +128,15 @@ class Estimate:
 
 def estimate(game: Game[Any], *, workers: int = 1, values_only: bool = False,
              budget: int = COUNT_BUDGET, strategies_from: int | None = None,
-             pages_below: int | None = None) -> Estimate:
+             pages_below: int | None = None, page_min: int | None = None) -> Estimate:
     """Estimate the cost of building every reachable position of ``game``
-    (``strategies_from`` and ``pages_below`` as ``build``'s: games with an indexed face
-    only)."""
+    (``strategies_from``, ``pages_below`` and ``page_min`` as ``build``'s: games with an
+    indexed face only)."""
     face = game.indexed_face()
     if face is not None:
         return indexed_estimate(game.spec, face, workers=workers, values_only=values_only,
-                                strategies_from=strategies_from, pages_below=pages_below)
+                                strategies_from=strategies_from, pages_below=pages_below,
+                                page_min=page_min)
     positions, exact = count_positions(game, budget)
     costs = costs_of(game)
     speedup = (1 + 0.5 * (max(workers, 1) - 1)) * (VALUES_ONLY_SPEEDUP if values_only else 1)
@@ -142,24 +149,31 @@ def estimate(game: Game[Any], *, workers: int = 1, values_only: bool = False,
 
 def indexed_estimate(spec: str, face: IndexedFace, *, workers: int = 1,
                      values_only: bool = False, strategies_from: int | None = None,
-                     pages_below: int | None = None) -> Estimate:
+                     pages_below: int | None = None, page_min: int | None = None) -> Estimate:
     """The cost of a build through an indexed face (``gamedb.build_indexed``): exact
     counts per layer; memory is two layers' summaries plus a few small processes, not
-    the game; time and disk per row, with or without strategies, or per page value."""
+    the game; time and disk per row, with or without strategies, per page value, or
+    per position of a keyed page layer."""
     split = strategy_split(face, strategies_from)
     sizes = {layer: face.size(layer) for layer in face.layers()}
     rich_from = first_rich_layer(face, split, values_only)
-    rich = sum(n for layer, n in sizes.items() if layer >= rich_from)
     paged_below = page_split(face, spec, rich_from, pages_below)
+    least = PAGE_MIN if page_min is None else page_min
+    keyed = {layer for layer, n in sizes.items()
+             if layer >= paged_below and least and n >= least}
+    rich = sum(n for layer, n in sizes.items() if layer >= rich_from and layer not in keyed)
+    keyed_rich = sum(sizes[layer] for layer in keyed if layer >= rich_from)
+    keyed_plain = sum(sizes[layer] for layer in keyed) - keyed_rich
     paged = sum(n for layer, n in sizes.items() if layer < paged_below)
-    rows = sum(sizes.values()) - paged
+    rows = sum(sizes.values()) - paged - keyed_rich - keyed_plain
     positions = sum(sizes.values())
     summaries = [face.summary_size(layer) for layer in face.layers()]
     pairs = max((a + b for a, b in zip(summaries, summaries[1:])), default=sum(summaries))
     memory = (1 + max(workers, 1)) * INDEXED_PROCESS + 8 * pairs
-    disk = INDEXED_ROW_DISK * rows + PAGE_DISK * paged + face.strategy_disk * rich
+    disk = (INDEXED_ROW_DISK * rows + PAGE_DISK * paged + face.strategy_disk * rich
+            + KEYED_DISK * keyed_plain + KEYED_STRATEGY_DISK * keyed_rich)
     seconds = (BASE_SECONDS + INDEXED_ROW_SECONDS * rows + PAGE_SECONDS * paged
-               + INDEXED_STRATEGY_SECONDS * rich)
+               + INDEXED_STRATEGY_SECONDS * rich + KEYED_SECONDS * (keyed_plain + keyed_rich))
     return Estimate(spec, positions, True, round(memory), round(disk), seconds)
 
 

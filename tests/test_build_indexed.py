@@ -35,6 +35,15 @@ def _rows(path: Path, query: str = ROWS) -> list[tuple[Any, ...]]:
         return conn.execute(query).fetchall()
 
 
+def _stored(path: Path) -> list[tuple[Any, ...]]:
+    """Every stored position as a ``states`` row, from rows and page layers alike."""
+    with open_db(path) as db:
+        return [(int(k), layer, v, g, a, b)
+                for layer in db.stored_layers() for rows in db.layer_rows(layer)
+                for k, layer, v, g, a, b in zip(rows.keys, rows.layers, rows.values, rows.gaps,
+                                                rows.strategy1, rows.strategy2)]
+
+
 def _meta(path: Path, name: str) -> str:
     with sqlite3.connect(path) as conn:
         return str(conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()[0])
@@ -63,9 +72,9 @@ def test_the_indexed_build_writes_the_generic_builders_rows(  # type: ignore[no-
         spec: Any, n: int, generic, tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite"
     assert load_game(spec(n)).indexed_face() is not None
-    report = build(spec(n), path, chunk_size=3_000)
+    report = build(spec(n), path, chunk_size=3_000, page_size=3_000)  # 7-8: keyed pages
     want = _rows(generic(n, spec))
-    got = _rows(path)
+    got = _stored(path)
     assert report.status == "complete" and report.states == len(want) == len(got)
     assert [r[:2] for r in got] == [r[:2] for r in want]
     values = np.array([r[2] for r in got]) - np.array([r[2] for r in want])

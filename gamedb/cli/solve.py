@@ -123,7 +123,8 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
     game = load_game(spec)
     if only_estimate:
         guess = estimate(game, workers=workers, values_only=values_only,
-                         strategies_from=strategies_from, pages_below=pages_below)
+                         strategies_from=strategies_from, pages_below=pages_below,
+                         page_min=page_min)
         click.echo(json.dumps(vars_of(guess)) if as_json else _estimate_table(guess))
         return
     path = db_path or default_db_path(game.spec)

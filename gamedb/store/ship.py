@@ -90,11 +90,12 @@ def ship_float32(source: str | Path, output: str | Path, *,
     """
     source, output = Path(source), Path(output)
     with open_db(source) as db:
-        layers = sorted(db.pages.layers)
+        layers = sorted(layer for layer, about in db.pages.layers.items() if about.codec == CODEC)
     _check_complete(source)
     if not layers:
-        raise StoreError(f"{source} has no page layers (gamedb build --pages-below): its "
-                         "values are rows, which stay float64; ship it as it is")
+        raise StoreError(f"{source} has no values-only page layers (gamedb build "
+                         "--pages-below): its rows and keyed pages (with strategies) stay "
+                         "float64; ship it as it is")
     if output.exists():
         raise StoreError(f"{output} exists; choose a new file name")
     try:

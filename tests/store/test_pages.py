@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from gamedb.store.pages import KeyMap, PageError, decode_page, encode_page, pack_ints, unpack_ints
+from gamedb.store.pages import (KeyMap, PageError, PageRows, Sparse, decode_page, decode_rows,
+                                encode_page, encode_rows, pack_ints, unpack_ints)
 
 
 @given(arrays(np.float64, st.integers(0, 300)))
@@ -79,3 +80,61 @@ def test_int_lists_round_trip_and_damage_is_named() -> None:
     assert unpack_ints(pack_ints(ints)).tolist() == ints.tolist()
     with pytest.raises(PageError, match="does not decode"):
         unpack_ints(b"junk")
+
+
+def _strategies(rng: np.random.Generator, count: int, grid: bool) -> Sparse:
+    """Random supports of 1-4 labels, probabilities summing to 1 (on the kernel's grid
+    of multiples of 2**-52, as the kernel leaves them, or not)."""
+    sizes = rng.integers(1, 5, count)
+    labels = np.concatenate([np.sort(rng.choice(13, k, replace=False)) + 1 for k in sizes])
+    probs = []
+    for k in sizes.tolist():
+        p = rng.random(k) + 0.01
+        p /= p.sum()
+        if grid:
+            p = np.round(p * 2.0**52) / 2.0**52
+            p[-1] = 1.0 - p[:-1].sum()
+        probs.append(p)
+    return Sparse(sizes.astype(np.int64), labels.astype(np.int64), np.concatenate(probs))
+
+
+@pytest.mark.parametrize("grid,flags", [(True, 1), (False, 3)])
+def test_a_keyed_page_decodes_keys_values_gaps_and_strategies_to_the_bit(grid: bool,
+                                                                         flags: int) -> None:
+    rng = np.random.default_rng(5)
+    keys = np.cumsum(rng.integers(1, 1 << 20, 3000)) + (7 << 48)
+    rows = PageRows(keys, rng.normal(size=3000), np.abs(rng.normal(size=3000)) * 1e-12,
+                    _strategies(rng, 3000, grid), _strategies(rng, 3000, grid))
+    data = encode_rows(rows)
+    back = decode_rows(data, 3000, int(keys[0]))
+    assert data[0] == flags  # off the grid: every probability is stored
+    assert back.keys.tolist() == keys.tolist()
+    for got, want in ((back.values, rows.values), (back.gaps, rows.gaps)):
+        assert got is not None and want is not None and got.tobytes() == want.tobytes()
+    for got_player, want_player in ((back.first, rows.first), (back.second, rows.second)):
+        assert got_player is not None and want_player is not None
+        assert got_player.sizes.tolist() == want_player.sizes.tolist()
+        assert got_player.labels.tolist() == want_player.labels.tolist()
+        assert got_player.probs.tobytes() == want_player.probs.tobytes()
+
+
+def test_a_values_only_keyed_page_stores_no_strategies() -> None:
+    keys = np.arange(10, 1010, 3, dtype=np.int64)
+    back = decode_rows(encode_rows(PageRows(keys, keys / 7.0)), len(keys), 10)
+    assert back.gaps is None and back.first is None and back.values.tolist() == (keys / 7.0).tolist()
+
+
+def test_noise_is_stored_and_structure_compressed() -> None:
+    rng = np.random.default_rng(2)
+    noise = len(encode_rows(PageRows(np.arange(4096, dtype=np.int64), rng.normal(size=4096))))
+    steps = len(encode_rows(PageRows(np.arange(4096, dtype=np.int64), np.arange(4096.0) % 3)))
+    assert 8 * 4096 * 0.8 < noise < 8 * 4096 * 1.01 and steps < 4096
+
+
+@pytest.mark.parametrize("data,why", [
+    (b"", "flags"), (b"\x09", "flags"), (b"\x00\x05\x00\x00\x00ab", "sections"),
+    (b"\x00\x01\x00\x00\x00\x01\x01\x00\x00\x00\x01", "page section|empty|decompress"),
+])
+def test_a_damaged_keyed_page_is_a_page_error(data: bytes, why: str) -> None:
+    with pytest.raises(PageError, match=why):
+        decode_rows(data, 4, 0)

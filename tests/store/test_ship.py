@@ -89,7 +89,7 @@ def test_cli_ship_usage_errors_are_one_line(exact: Path, args: list[str], messag
 def test_float32_needs_page_layers_and_a_new_output(exact: Path, tmp_path: Path) -> None:
     rows = tmp_path / "j.sqlite"
     build("jujitsu(num_cards=4)", rows)
-    with pytest.raises(StoreError, match="no page layers"):
+    with pytest.raises(StoreError, match="no values-only page layers"):
         ship_float32(rows, tmp_path / "x.sqlite")
     taken = tmp_path / "taken.sqlite"
     taken.write_bytes(b"mine")
