@@ -22,6 +22,7 @@ Prints a markdown table with the machine and the load average before and after.
     python bench/gopssolver.py                          # wl8 and pd9
     python bench/gopssolver.py --only wl8 --workers 1
     python bench/gopssolver.py --only wl9 --peer-only   # GOPSsolver alone (~10-20 min)
+    python bench/gopssolver.py --baseline /tmp/main-before   # and main before a change
 """
 
 from __future__ import annotations
@@ -62,11 +63,14 @@ class Measured:
     counted: str
 
 
-def measure(label: str, argv: list[str], cwd: str) -> tuple[Measured, str]:
-    """Run ``argv`` to its end; return wall, CPU and peak tree memory, and its output."""
+def measure(label: str, argv: list[str], cwd: str,
+            checkout: str | None = None) -> tuple[Measured, str]:
+    """Run ``argv`` to its end; return wall, CPU and peak tree memory, and its output
+    (``checkout``: gamedb is imported from that directory)."""
     start = time.perf_counter()
+    env = dict(ENV, PYTHONPATH=checkout) if checkout else ENV
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=ENV, cwd=cwd)
+                            env=env, cwd=cwd)
     peak = [0, 0]
     done = threading.Event()
 
@@ -104,16 +108,19 @@ def gops(binary: str, n: int, objective: str) -> Measured:
     return run
 
 
-def ours(n: int, returns: str, extra: list[str]) -> Measured:
+def ours(n: int, returns: str, extra: list[str], checkout: str | None = None) -> Measured:
     spec = f"goofspiel(num_cards={n})" if returns == "win_loss" else \
         f"goofspiel(num_cards={n},returns_type={returns})"
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "g.sqlite"
         argv = ["gamedb", "build", spec, "--db", str(db), "--quiet", *extra]
-        run, _ = measure("gamedb " + (" ".join(extra) or "(strategies)"), _direct(argv), tmp)
-        with sqlite3.connect(db) as conn:
-            run.positions = conn.execute("SELECT count(*) FROM states").fetchone()[0]
-    run.counted, run.command = "positions (rows)", " ".join(argv).replace(str(db), "X")
+        run, _ = measure("gamedb " + (" ".join(extra) or "(strategies)"),
+                         [sys.executable, "-m", "gamedb", *argv[1:]] if checkout
+                         else _direct(argv), tmp, checkout)
+        with sqlite3.connect(db) as conn:  # rows and page layers alike
+            run.positions = conn.execute("SELECT sum(done) FROM layers").fetchone()[0]
+    run.counted = "positions"
+    run.command = " ".join(argv).replace(str(db), "X") + (f" ({checkout})" if checkout else "")
     return run
 
 
@@ -140,6 +147,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None, help="gamedb build --workers")
     parser.add_argument("--ours-only", action="store_true",
                         help="skip GOPSsolver (e.g. a second --workers setting of the same run)")
+    parser.add_argument("--baseline", metavar="CHECKOUT", default=None,
+                        help="also time our commands from this checkout (e.g. main before a "
+                             "change, frozen outside the work tree), in the same run")
     parser.add_argument("--peer-only", action="store_true",
                         help="run GOPSsolver only (e.g. its long runs, wl9 or pd10, apart)")
     args = parser.parse_args()
@@ -154,6 +164,9 @@ def main() -> None:
         runs = [] if args.ours_only else [gops(args.gops, n, objective)]
         if not args.peer_only:
             runs += [ours(n, returns, extra), ours(n, returns, ["--values-only", *extra])]
+            if args.baseline:
+                runs += [ours(n, returns, extra, args.baseline),
+                         ours(n, returns, ["--values-only", *extra], args.baseline)]
         print(table(f"{name}: {n} cards, {returns}", runs) + "\n", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.1f}")
 
