@@ -37,9 +37,9 @@ from gamedb.solver.backward import (
 )
 from gamedb.solver.grundy import grundy_values
 from gamedb.solver.matrix_game import TOLERANCE
-from gamedb.store.codec import encode
-from gamedb.store.pages import PAGE_MIN, PAGE_TARGET
-from gamedb.store.writer import ChunkCommitter, ChunkRows, Writer
+from gamedb.store.codec import MIN_PROB, encode
+from gamedb.store.pages import PAGE_MIN, PAGE_TARGET, PageRows, Sparse, encode_rows
+from gamedb.store.writer import Chunk, ChunkCommitter, ChunkPages, ChunkRows, Writer
 
 #: States per transaction: large enough for fast bulk writes, small enough to lose little.
 CHUNK_SIZE = 32_768
@@ -109,8 +109,9 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
             blocks of the game's index; a resumed layer keeps its own).
         page_min: store every other layer of at least this many positions as keyed
             pages (``store.pages.ROWS``: keys, values, gaps and strategies in each
-            page; 0: none). None: a resumed file's own choice; ``PAGE_MIN`` for a new
-            file of a game with an indexed face (others are stored as rows).
+            page; 0: none; a page is one chunk). None: a resumed file's own choice;
+            ``PAGE_MIN`` for a new file of a game with an indexed face, 0 for the
+            others (every layer rows, as SQL clients read them).
     """
     stage = on_stage or (lambda text: None)
     game = load_game(game) if isinstance(game, str) else game
@@ -205,6 +206,8 @@ def _solve_all(game: Game[Any], writer: Writer, stage: Callable[[str], None], *,
     stage(enumerating)
     layers = _enumerate(game, run_on)
     writer.ensure_layers({k: len(v) for k, v in layers.items()})
+    writer.ensure_page_layers({layer: None for layer, keys in layers.items()
+                               if writer.page_min and len(keys) >= writer.page_min}, chunk_size)
     stage(solving)
     solved, fallbacks, _ = _solve_layers(game, layers, writer, run_on=run_on,
                                          chunk_size=chunk_size, on_progress=on_progress,
@@ -296,9 +299,10 @@ def _solve_layers(game: Game[Any], layers: dict[int, Keys], writer: Writer, *, r
         todo = np.setdiff1d(keys, old_keys, assume_unique=True)
         new_keys, new_values = [old_keys], [old_values]
         with contextlib.closing(_solve_chunks(game, layer, todo, table, run_on, chunk_size,
-                                              values_only or layer < split)) as chunks:  # stops the workers
-            for rows, fell_back in chunks:
-                new_keys.append(rows.keys)
+                                              values_only or layer < split,
+                                              layer in writer.pages.layers)) as chunks:  # stops the workers
+            for (keys, rows), fell_back in chunks:
+                new_keys.append(keys)
                 new_values.append(rows.values)
                 run.commit(rows, fell_back, sum(map(len, new_keys)))
         table.add(layer, np.concatenate(new_keys), np.concatenate(new_values))
@@ -317,23 +321,61 @@ def _load_needed(game: Game[Any], layer: int, layers: dict[int, Keys], writer: W
 
 
 def _solve_chunks(game: Game[Any], layer: int, todo: Keys, table: ValueTable, run_on: Executor,
-                  chunk_size: int, values_only: bool) -> Generator[tuple[ChunkRows, int], None, None]:
+                  chunk_size: int, values_only: bool, paged: bool
+                  ) -> Generator[tuple[tuple[Keys, Chunk], int], None, None]:
     chunks = [todo[i:i + chunk_size] for i in range(0, len(todo), chunk_size)]
+    solve = functools.partial(_solve_chunk, game, layer, table=table, values_only=values_only,
+                              paged=paged)
     if not run_on.parallel or len(chunks) <= 1:
-        yield from (_solve_chunk(game, layer, chunk, table, values_only) for chunk in chunks)
+        yield from map(solve, chunks)
         return
-    solve = functools.partial(_solve_chunk, game, layer, table=table, values_only=values_only)
     yield from ordered(run_on, solve, chunks)  # the workers get the table once
 
 
 def _solve_chunk(game: Game[Any], layer: int, chunk: Keys, table: ValueTable,
-                 values_only: bool) -> tuple[ChunkRows, int]:
+                 values_only: bool, paged: bool) -> tuple[tuple[Keys, Chunk], int]:
+    """Solve one chunk of sorted keys; return its keys and its rows, or (``paged``) its
+    one keyed page (``store.pages.ROWS``), and the fallbacks."""
     start = time.perf_counter()
     probe = game.expand(chunk[:1])
     per_state = int(np.prod(probe.succ.shape[1:]))
     parts = [solve_states(game, batch, table) for batch in batches(chunk, per_state)]
-    rows = _rows(layer, parts, time.perf_counter() - start, values_only)
-    return rows, sum(p.fallbacks for p in parts)
+    fallbacks = sum(p.fallbacks for p in parts)
+    if paged:
+        return (chunk, _page(layer, parts, time.perf_counter() - start, values_only)), fallbacks
+    return (chunk, _rows(layer, parts, time.perf_counter() - start, values_only)), fallbacks
+
+
+def _page(layer: int, parts: list[SolvedStates], seconds: float, values_only: bool) -> ChunkPages:
+    """Gather a chunk's solutions into one keyed page (its keys, values and, unless
+    ``values_only``, gaps and strategies: ``store.pages.encode_rows``)."""
+    keys = np.concatenate([p.expansion.keys for p in parts])
+    values = np.concatenate([p.values for p in parts])
+    gaps = np.concatenate([p.gaps for p in parts])
+    rows = PageRows(keys, values)
+    if not values_only:
+        width = max(p.expansion.row_actions.shape[1] for p in parts), \
+            max(p.expansion.col_actions.shape[1] for p in parts)
+        rows = PageRows(keys, values, gaps,
+                        Sparse.of(*_stacked([(p.row_strategies, p.expansion.row_actions)
+                                             for p in parts], width[0]), MIN_PROB),
+                        Sparse.of(*_stacked([(p.col_strategies, p.expansion.col_actions)
+                                             for p in parts], width[1]), MIN_PROB))
+    return ChunkPages(layer, -1, [int(keys[0])], [len(keys)], [encode_rows(rows)], values,
+                      float(gaps.max()) if len(gaps) else 0.0, seconds)
+
+
+def _stacked(parts: list[tuple[np.ndarray, np.ndarray]], width: int
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Stack the batches' padded strategies and labels to one common width."""
+    probs = np.zeros((sum(len(p) for p, _ in parts), width))
+    labels = np.full(probs.shape, -1, np.int64)
+    at = 0
+    for p, l in parts:
+        probs[at:at + len(p), :p.shape[1]] = p
+        labels[at:at + len(p), :l.shape[1]] = l
+        at += len(p)
+    return probs, labels
 
 
 def _rows(layer: int, parts: list[SolvedStates], seconds: float, values_only: bool) -> ChunkRows:

@@ -161,3 +161,29 @@ def test_a_damaged_keyed_page_is_one_line_for_every_reader(pair: tuple[Path, Pat
     with stdlib_probe.GameFile(path) as book:
         with pytest.raises(stdlib_probe.UnreadableFile, match="is damaged"):
             book.probe(key)
+
+
+@pytest.mark.parametrize("spec", ["jujitsu(num_cards=9)",
+                                  "hackenbush(edges=0-1,1-2,2-3,3-0,0-4,4-5,5-6,6-4,1-5,2-6)"])
+def test_the_enumerating_builder_writes_keyed_pages_too(spec: str, tmp_path: Path) -> None:
+    """Families without an index keep rows by default; --page-min pages them, killed
+    and resumed, with the same positions as the row build (and Grundy values)."""
+    rows, pages = tmp_path / "rows.sqlite", tmp_path / "pages.sqlite"
+    build(spec, rows)
+    done: list[int] = []
+
+    def stop_after_four(solved: int, total: int) -> None:
+        done.append(solved)
+        if len(done) == 4:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        build(spec, pages, page_min=40, chunk_size=60, on_progress=stop_after_four)
+    build(spec, pages, workers=2)
+    with sqlite3.connect(rows) as conn:
+        assert conn.execute("SELECT count(*) FROM page_layers").fetchone()[0] == 0
+        grundy = conn.execute("SELECT * FROM grundy ORDER BY key").fetchall()
+    with sqlite3.connect(pages) as conn:
+        assert conn.execute("SELECT count(*) FROM pages").fetchone()[0] > 4
+        assert conn.execute("SELECT * FROM grundy ORDER BY key").fetchall() == grundy
+    assert _every_row(rows) == _every_row(pages)
+    assert verify(pages).ok

@@ -67,10 +67,11 @@ def _usable_cpus() -> int:
                    "cards (docs/format.md); rows everywhere else. 0: rows only.")
 @click.option("--page-min", type=click.IntRange(0, None), default=None,
               help="Store every other layer of at least this many positions as keyed "
-                   "pages: keys, values, gaps and strategies compressed together (~9-25 "
-                   "bytes a position with strategies instead of ~140 in rows). Default: "
-                   "65536 (one page) for Goofspiel built through its index; 0: rows only. A resumed "
-                   "build keeps its own.")
+                   "pages: keys, values, gaps and strategies compressed together (~9-47 "
+                   "bytes a position with strategies instead of ~140 in rows; plain SQL "
+                   "sees rows only). Default: 65536 (one page) for Goofspiel built through "
+                   "its index, 0 (rows only) for the other families. A resumed build keeps "
+                   "its own.")
 @click.option("--page-size", type=click.IntRange(1, 1 << 24), default=65_536,
               show_default=True,
               help="Values per page of a page layer, at most (a page holds whole blocks of "
