@@ -187,3 +187,24 @@ def test_the_enumerating_builder_writes_keyed_pages_too(spec: str, tmp_path: Pat
         assert conn.execute("SELECT * FROM grundy ORDER BY key").fetchall() == grundy
     assert _every_row(rows) == _every_row(pages)
     assert verify(pages).ok
+
+
+def test_sql_reads_every_position_of_a_file_with_pages(pair: tuple[Path, Path]) -> None:
+    """``gamedb sql`` answers over rows and pages alike (temporary tables), through the
+    documented names, and leaves the file as it was."""
+    before = pair[1].read_bytes()
+    query = ("SELECT layer, count(*), sum(value), count(strategy1), count(gap) "
+             "FROM states GROUP BY layer")
+    got = CliRunner().invoke(cli, ["sql", str(pair[1]), query, "--json"])
+    want = CliRunner().invoke(cli, ["sql", str(pair[0]), query, "--json"])
+    assert got.exit_code == 0 and got.stdout == want.stdout
+    for view in ("SELECT count(*), sum(prob) FROM strategies",
+                 "SELECT count(*), min(position) FROM positions"):
+        assert CliRunner().invoke(cli, ["sql", str(pair[1]), view]).stdout == \
+            CliRunner().invoke(cli, ["sql", str(pair[0]), view]).stdout
+    rows_only = CliRunner().invoke(cli, ["sql", str(pair[1]), "SELECT count(*) FROM states",
+                                         "--no-pages"])
+    assert rows_only.exit_code == 0 and "gamedb sql --pages" in rows_only.stderr
+    write = CliRunner().invoke(cli, ["sql", str(pair[1]), "DELETE FROM states"])
+    assert write.exit_code == 1 and "Traceback" not in write.output
+    assert pair[1].read_bytes() == before

@@ -142,9 +142,13 @@ def test_resuming_with_another_page_split_is_refused(tmp_path: Path) -> None:
 
 def test_sql_says_which_layers_it_does_not_see_as_rows(pair: tuple[Path, Path]) -> None:
     result = CliRunner().invoke(
-        cli, ["sql", str(pair[1]), "SELECT count(*) FROM states"])
+        cli, ["sql", str(pair[1]), "SELECT count(*) FROM states", "--no-pages"])
     assert result.exit_code == 0 and result.stdout.split()[-1] == "7"  # layer 7 alone
     assert "layer(s) 1, 2, 3, 4, 5, 6 (" in result.stderr and "pages" in result.stderr
+    every = CliRunner().invoke(cli, ["sql", str(pair[1]), "SELECT count(*) FROM states"])
+    with sqlite3.connect(pair[0]) as conn:
+        total = conn.execute("SELECT count(*) FROM states").fetchone()[0]
+    assert every.exit_code == 0 and every.stdout.split()[-1] == str(total)
     plain = CliRunner().invoke(cli, ["sql", str(pair[0]), "SELECT 1"])
     assert plain.exit_code == 0 and plain.stderr == ""
 

@@ -22,8 +22,13 @@ if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
 @click.argument("query", metavar="SQL")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of row objects.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV with a header row.")
+@click.option("--pages/--no-pages", default=None,
+              help="Read the positions of page layers (big layers of big games, kept as "
+                   "compressed pages) into temporary tables first, so that states, "
+                   "positions and strategies hold every position. Default: when they are "
+                   "at most 15,000,000 positions.")
 @user_errors
-def sql(db_path: Path, query: str, as_json: bool, as_csv: bool) -> None:
+def sql(db_path: Path, query: str, as_json: bool, as_csv: bool, pages: bool | None) -> None:
     """Run one SQL statement on a database opened read-only (writes fail).
 
     Views ``positions`` and ``position_strategies`` show decoded positions; see
@@ -36,11 +41,20 @@ def sql(db_path: Path, query: str, as_json: bool, as_csv: bool) -> None:
     """
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    from gamedb.store.export import page_layers_note, run_query
+    from gamedb.store.export import SQL_PAGE_LIMIT, page_layers_note, paged_positions, run_query
+    from gamedb.store.sqlpages import reads_positions
 
-    if (note := page_layers_note(db_path)) is not None:
+    paged = paged_positions(db_path)
+    if pages is None:  # a statement on meta or layers alone needs no pages
+        pages = 0 < paged <= SQL_PAGE_LIMIT and reads_positions(query)
+    if paged and not pages and reads_positions(query) \
+            and (note := page_layers_note(db_path)) is not None:
         click.echo(note, err=True)
-    with run_query(db_path, query) as (columns, rows):
+    with progress_bar(not (pages and paged), "page positions read") as on_progress, \
+            run_query(db_path, query, pages=bool(pages and paged),
+                      on_progress=on_progress) as (columns, rows):
+        if on_progress is not None:
+            on_progress.close()  # the positions are read: the bar leaves before the rows
         if as_json:
             _echo_json(columns, rows)
         elif as_csv:

@@ -35,6 +35,8 @@ from gamedb.games.base import LAYER_SHIFT
 from gamedb.store.engine import interrupted_write, missing_file_said
 from gamedb.store.database import GameDB, StoredRows, open_db
 from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError, refuse_own_database
+from gamedb.store.pages import PageError
+from gamedb.store.sqlpages import SQL_PAGE_LIMIT, page_positions, shadow_pages
 
 Progress = Callable[[int, int], None]
 
@@ -44,15 +46,28 @@ class QueryError(StoreError):
 
 
 @contextmanager
-def run_query(path: str | Path, sql: str,
-              params: tuple[Any, ...] = ()) -> Iterator[tuple[list[str], Iterator[tuple[Any, ...]]]]:
+def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
+              pages: bool = False, on_progress: Callable[[int, int], None] | None = None
+              ) -> Iterator[tuple[list[str], Iterator[tuple[Any, ...]]]]:
     """Run one SQL statement on a file opened read-only; yield (columns, rows).
+
+    ``pages``: first read the positions of page layers into temporary tables that
+    shadow ``states`` and the views (``store.sqlpages``), so that the statement sees
+    every position; ``on_progress`` gets (positions read, positions in pages).
 
     Raises:
         NotAGameDB: no such file.
+        DamagedFile: with ``pages``, a page does not decode.
         QueryError: SQLite refused the statement, e.g. any write.
     """
-    conn = _readonly(Path(path))
+    prepare = None
+    if pages:
+        def prepare(conn: sqlite3.Connection) -> None:
+            try:
+                shadow_pages(conn, on_progress)
+            except PageError as exc:
+                raise DamagedFile(Path(path), str(exc)) from None
+    conn = _readonly(Path(path), prepare)
     try:
         try:
             cursor = conn.execute(sql, params)
@@ -60,6 +75,15 @@ def run_query(path: str | Path, sql: str,
             raise QueryError(f"{path}: {exc}") from None
         columns = [d[0] for d in cursor.description or ()]
         yield columns, _rows(cursor, path)
+    finally:
+        conn.close()
+
+
+def paged_positions(path: str | Path) -> int:
+    """Return how many positions of the file are stored in pages (0: none)."""
+    conn = _readonly(Path(path))
+    try:
+        return sum(page_positions(conn).values())
     finally:
         conn.close()
 
@@ -80,7 +104,7 @@ def page_layers_note(path: str | Path) -> str | None:
     layers = ", ".join(str(layer) for layer, _ in rows)
     return (f"note: layer(s) {layers} ({sum(done for _, done in rows):,} positions) are stored "
             "as compressed pages, not as rows of states, positions or strategies: gamedb "
-            "show, export and the Python API read them (docs/format.md)")
+            "show, export and the Python API read them, and gamedb sql --pages (docs/format.md)")
 
 
 def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Iterator[tuple[Any, ...]]:
@@ -90,8 +114,10 @@ def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Iterator[tuple[Any, ...]]
         raise QueryError(f"{path}: {exc}") from None
 
 
-def _readonly(path: Path) -> sqlite3.Connection:
-    """Open ``path`` so that nothing can write: ``mode=ro``, ``query_only``, no ATTACH."""
+def _readonly(path: Path, prepare: Callable[[sqlite3.Connection], None] | None = None
+              ) -> sqlite3.Connection:
+    """Open ``path`` so that nothing can write: ``mode=ro``, ``query_only``, no ATTACH
+    (``prepare`` runs before, e.g. to fill temporary tables)."""
     if not path.is_file():
         raise NotAGameDB(missing_file_said(path))
     conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
@@ -102,6 +128,12 @@ def _readonly(path: Path) -> sqlite3.Connection:
             conn.close()
             raise interrupted from None
         # anything else (not a database, ...): the statement run on it says so
+    if prepare is not None:
+        try:
+            prepare(conn)
+        except BaseException:
+            conn.close()
+            raise
     conn.execute("PRAGMA query_only = ON")
     conn.set_authorizer(_no_attach)  # ATTACH could create or write another file
     return conn
