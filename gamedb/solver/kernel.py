@@ -44,6 +44,10 @@ _ZERO_RHS = 1e-13  # right-hand sides below this are snapped to exactly 0
 _TINY = 1e-12  # relative probability below which an action is treated as unplayed
 _GRID = 2.0**52  # probabilities are rounded to multiples of 2**-52 (see _normalize)
 
+#: Games solved per compiled call (``solve_batch``): 16 k games of 6 x 6 are 4.5 MiB,
+#: which the CPU's caches keep for ``solve_games``' gap check of the same slice.
+SLICE = 16_384
+
 _Floats = npt.NDArray[np.float64]
 _Ints = npt.NDArray[np.int64]
 _Work = tuple[_Floats, _Ints, _Ints, _Floats]  # tableau, basic, nonbasic, column maxima
@@ -83,8 +87,10 @@ def solve_batch(
     values = np.empty(batch)
     row_strategies = np.zeros((batch, max_rows))
     col_strategies = np.zeros((batch, max_cols))
-    if batch:
-        _solve_all(matrices, rows, cols, values, row_strategies, col_strategies)
+    for start in range(0, batch, SLICE):  # one slice's games stay in the cache
+        part = slice(start, start + SLICE)
+        _solve_all(matrices[part], rows[part], cols[part], values[part],
+                   row_strategies[part], col_strategies[part])
     return values, row_strategies, col_strategies
 
 

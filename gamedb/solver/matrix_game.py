@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from gamedb.jit import njit
 from gamedb.solver.exact import solve_exact
-from gamedb.solver.kernel import solve_batch
+from gamedb.solver.kernel import SLICE, solve_batch
 from gamedb.solver.reference import solve_lp
 from gamedb.solver.solution import MatrixSolution, gap
 
@@ -100,9 +100,12 @@ def solve_games(
         ValueError: if the shapes are inconsistent or a game has a non-finite payoff.
     """
     matrices = np.ascontiguousarray(payoffs, dtype=np.float64)
-    values, row_strategies, col_strategies = solve_batch(matrices, n_rows, n_cols)
     rows, cols = np.asarray(n_rows, dtype=np.int64), np.asarray(n_cols, dtype=np.int64)
-    gaps, ranges = batch_gaps(matrices, rows, cols, row_strategies, col_strategies)
+    parts = [_solved_slice(matrices[k:k + SLICE], rows[k:k + SLICE], cols[k:k + SLICE])
+             for k in range(0, len(matrices), SLICE)] or \
+        [_solved_slice(matrices, rows, cols)]  # an empty batch: the checks' errors
+    values, row_strategies, col_strategies, gaps, ranges = (
+        np.concatenate(arrays) if len(parts) > 1 else arrays[0] for arrays in zip(*parts))
     bad = np.flatnonzero(~np.isfinite(ranges))
     if bad.size:
         raise ValueError(f"game {bad[0]} has a non-finite payoff or payoff range")
@@ -117,6 +120,15 @@ def solve_games(
         _store(batch, int(k), solution)
         exact += used_exact
     return dataclasses.replace(batch, exact=exact)
+
+
+def _solved_slice(matrices: _Floats, rows: _Ints, cols: _Ints
+                  ) -> tuple[_Floats, _Floats, _Floats, _Floats, _Floats]:
+    """Solve and check one slice of a batch (its games stay in the CPU's caches):
+    values, strategies, gaps and payoff ranges."""
+    values, row_strategies, col_strategies = solve_batch(matrices, rows, cols)
+    gaps, ranges = batch_gaps(matrices, rows, cols, row_strategies, col_strategies)
+    return values, row_strategies, col_strategies, gaps, ranges
 
 
 def batch_gaps(
