@@ -70,9 +70,11 @@ INDEXED_PROCESS = 250 * 2**20
 PAGE_DISK = 7.0
 PAGE_SECONDS = 0.7e-6
 #: A position of a keyed page layer (``store.pages.ROWS``: key, value and, from the
-#: strategy split, gap and strategies): bytes without and with strategies, and wall
-#: time (8- and 10-card win/loss, 9-card point difference: BENCHMARKS.md).
-KEYED_DISK, KEYED_STRATEGY_DISK = 10.0, 24.0
+#: strategy split, gap and strategies): bytes without strategies, the share of a row's
+#: strategy text its compressed strategies take, and wall time (measured: values only
+#: 3.8 B win/loss, 7.1 B point difference; with strategies 17-26 B win/loss (row text
+#: 95 B), 43 B point difference (195 B): BENCHMARKS.md "Keyed pages").
+KEYED_DISK, KEYED_STRATEGY_SHARE = 7.0, 0.2
 KEYED_SECONDS = 1.0e-6
 
 
@@ -171,7 +173,8 @@ def indexed_estimate(spec: str, face: IndexedFace, *, workers: int = 1,
     pairs = max((a + b for a, b in zip(summaries, summaries[1:])), default=sum(summaries))
     memory = (1 + max(workers, 1)) * INDEXED_PROCESS + 8 * pairs
     disk = (INDEXED_ROW_DISK * rows + PAGE_DISK * paged + face.strategy_disk * rich
-            + KEYED_DISK * keyed_plain + KEYED_STRATEGY_DISK * keyed_rich)
+            + KEYED_DISK * (keyed_plain + keyed_rich)
+            + KEYED_STRATEGY_SHARE * face.strategy_disk * keyed_rich)
     seconds = (BASE_SECONDS + INDEXED_ROW_SECONDS * rows + PAGE_SECONDS * paged
                + INDEXED_STRATEGY_SECONDS * rich + KEYED_SECONDS * (keyed_plain + keyed_rich))
     return Estimate(spec, positions, True, round(memory), round(disk), seconds)

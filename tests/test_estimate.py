@@ -99,25 +99,31 @@ def test_point_difference_goofspiel_is_estimated_for_the_indexed_builder() -> No
     7 B a value of docs/format.md; 13 cards is counted exactly (the design's
     1,338,932,608)."""
     game = load_game("goofspiel(num_cards=11,returns_type=point_difference)")
-    rows, eleven = estimate(game, pages_below=0), estimate(game)
+    rows, eleven = estimate(game, pages_below=0, page_min=0), estimate(game)
     assert eleven.exact and eleven.positions == rows.positions == 39_982_899
     assert rows.memory_bytes < 2 * 2**30 and 1.0e9 < rows.disk_bytes < 2.0e9
     assert 60 < rows.seconds < 600
     assert 0.2e9 < eleven.disk_bytes < rows.disk_bytes / 3 and eleven.seconds < rows.seconds
     game = load_game("goofspiel(num_cards=13,returns_type=point_difference)")
     split, every = estimate(game, workers=2), estimate(game, workers=2, strategies_from=1)
+    rows = estimate(game, workers=2, strategies_from=1, page_min=0)
     assert split.exact and split.positions == 1_338_932_608
     assert split.memory_bytes < 4 * 2**30  # fits this machine: not refused
     assert split.disk_bytes < 10e9  # layers 1-10 as pages
-    assert every.disk_bytes > 20 * split.disk_bytes  # strategies everywhere would not fit
+    assert rows.disk_bytes > 20 * split.disk_bytes  # strategies in rows would not fit
+    assert 3 * split.disk_bytes < every.disk_bytes < rows.disk_bytes / 4  # keyed pages
 
 def test_win_loss_goofspiel_up_to_ten_cards_is_estimated_for_the_indexed_builder() -> None:
     """Exact counts from the face's forward pass (9 cards: the 13,213,789 positions of a
     generic build); the strategy texts are shorter than point difference's (8 cards:
     182 MB of file with strategies, 46 MB values only); 13 cards stays extrapolated."""
-    eight = estimate(load_game("goofspiel(num_cards=8)"))
+    eight = estimate(load_game("goofspiel(num_cards=8)"), page_min=0)
     assert eight.exact and eight.positions == 1_711_712
     assert 120e6 < eight.disk_bytes < 260e6 and eight.memory_bytes < 2**30
-    lean = estimate(load_game("goofspiel(num_cards=8)"), values_only=True)
+    lean = estimate(load_game("goofspiel(num_cards=8)"), values_only=True, page_min=0)
     assert lean.positions == eight.positions and 30e6 < lean.disk_bytes < 90e6
+    paged = estimate(load_game("goofspiel(num_cards=8)"))  # keyed pages: 29.2 MB measured
+    assert 20e6 < paged.disk_bytes < 60e6
+    ten = estimate(load_game("goofspiel(num_cards=10)"))  # 2.54 GB measured
+    assert 2.0e9 < ten.disk_bytes < 3.5e9
     assert not estimate(load_game("goofspiel(num_cards=13)")).exact
