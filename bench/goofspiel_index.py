@@ -31,7 +31,7 @@ p * sign(a - b) + W[a, b].
 
 Writes nothing but stdout (``write`` uses a scratch file, removed after). Prototype code for a design document,
 not the product: it takes the index, tables and chance values from the product
-(``gamedb.games.goofspiel_index``) and keeps only the experiments the product dropped.
+(``gamedb.games.goofspiel.index``) and keeps only the experiments the product dropped.
 """
 
 from __future__ import annotations
@@ -45,12 +45,12 @@ import numpy as np
 from numba import njit
 
 from gamedb.games import load_game
-from gamedb.games.goofspiel_index import GoofspielIndex, _popcount, patterns
+from gamedb.games.goofspiel.index import GoofspielIndex, _popcount, patterns
 from gamedb.solver.kernel import solve_batch
 from gamedb.solver.matrix_game import batch_gaps
 
 # The index, hand codes, transition tables, chance values and the stage games read from
-# them (--chance) are the product's (``gamedb.games.goofspiel_index``); only the two
+# them (--chance) are the product's (``gamedb.games.goofspiel.index``); only the two
 # W variants that the product dropped (per position, shared per (h, Q)) live here.
 
 

@@ -231,6 +231,7 @@ def _chunk_pages(face: IndexedFace, layer: int, below: Floats | None, paged: Pag
     """Solve positions start..stop-1 (key order, whole pages); return finished pages."""
     start, stop = bounds
     began = time.perf_counter()
+    assert paged.keymap is not None, "a layer of values under a product of keys"
     solution = solve_sorted(face, layer, start, stop, below)
     size, values = paged.page_size, solution.values
     firsts = np.arange(start, stop, size)

@@ -51,7 +51,7 @@ def needs_compiling(*modules: str) -> bool:
     compiled version in numba's on-disk cache yet (first run, or its source changed).
 
     A module's compiled functions are those in its namespace, its own and those it
-    imports (``goofspiel`` calls ``goofspiel_keys``'s). Helpers inlined into their
+    imports (``goofspiel`` calls ``goofspiel.keys``'s). Helpers inlined into their
     callers (``inline="always"``) are never cached on their own and are skipped. A cache
     numba does not let us read counts as present.
 

@@ -41,8 +41,8 @@ def sql(db_path: Path, query: str, as_json: bool, as_csv: bool, pages: bool | No
     """
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    from gamedb.store.export import SQL_PAGE_LIMIT, page_layers_note, paged_positions, run_query
-    from gamedb.store.sqlpages import reads_positions
+    from gamedb.store.export import page_layers_note, paged_positions, run_query
+    from gamedb.store.sqlpages import SQL_PAGE_LIMIT, reads_positions
 
     paged = paged_positions(db_path)
     if pages is None:  # a statement on meta or layers alone needs no pages

@@ -3,7 +3,7 @@
 Some families can number the canonical positions of each layer 0..N-1 (a rank
 function, the tablebase way) and build the stage games of any index range from a small
 *summary* of the layer solved before it (point-difference Goofspiel: the values of the
-chance nodes of the layer below, ``games.goofspiel_index``). The solver
+chance nodes of the layer below, ``games.goofspiel.index``). The solver
 (``gamedb.solver.indexed``) then holds no keys and no hash table, only one layer's
 summary and one chunk of games: its memory is bounded by the working set, not by the
 game. A family offers the face through ``Game.indexed_face()`` (None by default: the

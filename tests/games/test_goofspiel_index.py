@@ -10,7 +10,7 @@ import pytest
 from gamedb.bits import mask_of
 from gamedb.games import GameError, load_game
 from gamedb.games.goofspiel import GoofspielState
-from gamedb.games.goofspiel_index import GoofspielIndex, colex_table, layer_size, masks_of
+from gamedb.games.goofspiel.index import GoofspielIndex, colex_table, layer_size, masks_of
 from gamedb.solver.backward import enumerate_layers
 
 

@@ -14,9 +14,9 @@ from gamedb.cli import cli
 from gamedb.games import GameError, load_game
 from gamedb.games.base import reference_expand, successor_table
 from gamedb.games.goofspiel import Goofspiel
-from gamedb.games.goofspiel_committed import GoofspielCommitted
-from gamedb.games.goofspiel_dummy import GoofspielDummy, gain2, parse_half
-from gamedb.games.goofspiel_rounds import GoofspielRounds
+from gamedb.games.goofspiel.committed import GoofspielCommitted
+from gamedb.games.goofspiel.dummy import GoofspielDummy, gain2, parse_half
+from gamedb.games.goofspiel.rounds import GoofspielRounds
 from gamedb.solver.backward import enumerate_layers
 from gamedb.store import open_db
 from gamedb.verify import verify

@@ -10,7 +10,7 @@ import pytest
 
 from gamedb.build import build
 from gamedb.games import load_game
-from gamedb.games.goofspiel_winloss import MAX_CARDS, WinLossIndex, radius
+from gamedb.games.goofspiel.winloss import MAX_CARDS, WinLossIndex, radius
 from gamedb.solver.backward import enumerate_layers
 from gamedb.solver.indexed import indexed_values
 from gamedb.verify import verify

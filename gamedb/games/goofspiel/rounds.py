@@ -24,7 +24,7 @@ import numpy.typing as npt
 from gamedb.bits import Mask, cards, full, popcount, without
 from gamedb.games.base import LAYER_SHIFT, Distribution, Expansion, GameError, Keys, format_spec
 from gamedb.games.goofspiel import Goofspiel, GoofspielState
-from gamedb.games.goofspiel_keys import hands_of, ternary_hands
+from gamedb.games.goofspiel.keys import hands_of, ternary_hands
 from gamedb.games.indexed import IndexedFace
 from gamedb.games.text import format_cards
 from gamedb.jit import numba

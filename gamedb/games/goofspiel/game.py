@@ -40,7 +40,7 @@ from gamedb.games.base import (
     BuildCosts, Canonical, Capabilities, Distribution, Expansion, Game, GameError,
     Keys, Param,
 )
-from gamedb.games.goofspiel_keys import _canonical, _expand, _layout, _raw_layout
+from gamedb.games.goofspiel.keys import _canonical, _expand, _layout, _raw_layout
 from gamedb.games.indexed import IndexedFace
 from gamedb.games.layout import KeyLayout
 from gamedb.games.text import (format_cards, parse_cards, parse_fields, parse_int, require_fields,
@@ -184,7 +184,7 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
             rounds = 0
         if (dummy, rounds, committed) == ("false", 0, "false"):
             return cls(**params)
-        from gamedb.games.goofspiel_variants import variant  # only these specs need it
+        from gamedb.games.goofspiel.variants import variant  # only these specs need it
         return variant(dummy == "true", rounds, committed == "true", params)
 
     # -- reference face ------------------------------------------------------------
@@ -325,14 +325,14 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
 
     def indexed_face(self) -> IndexedFace | None:
         """Return the perfect index of random prizes with ties discarded: point
-        difference (``goofspiel_index``), or win/loss up to ``MAX_CARDS`` cards
-        (``goofspiel_winloss``); None for the other variants."""
+        difference (``goofspiel.index``), or win/loss up to ``MAX_CARDS`` cards
+        (``goofspiel.winloss``); None for the other variants."""
         if not self.capabilities.independent_prizes:
             return None
         if self.returns_type == "win_loss":
-            from gamedb.games.goofspiel_winloss import MAX_CARDS, WinLossIndex
+            from gamedb.games.goofspiel.winloss import MAX_CARDS, WinLossIndex
             return WinLossIndex(self.num_cards, self._layout) if self.num_cards <= MAX_CARDS else None
-        from gamedb.games.goofspiel_index import GoofspielIndex  # only this game uses it
+        from gamedb.games.goofspiel.index import GoofspielIndex  # only this game uses it
         return GoofspielIndex(self.num_cards, self._layout)
 
 

@@ -3,9 +3,9 @@
 ``Goofspiel.create`` hands every spec with ``dummy=true``, ``rounds=R < num_cards`` or
 ``committed=true`` here. Each option lives in its own module:
 
-* ``goofspiel_rounds``: ``rounds=R`` alone (plain Goofspiel's keys, fewer rounds);
-* ``goofspiel_dummy``: ``dummy=true``, with or without ``rounds=R``;
-* ``goofspiel_committed``: ``committed=true``, one matrix game over bid orders.
+* ``goofspiel.rounds``: ``rounds=R`` alone (plain Goofspiel's keys, fewer rounds);
+* ``goofspiel.dummy``: ``dummy=true``, with or without ``rounds=R``;
+* ``goofspiel.committed``: ``committed=true``, one matrix game over bid orders.
 
 Refused, one line each: ``rounds`` above ``num_cards``; ``dummy`` or ``rounds`` with a
 fixed prize order; ``dummy`` with ``ties=carry``; ``committed`` with ``dummy`` or
@@ -45,15 +45,15 @@ def variant(dummy: bool, rounds: int, committed: bool, params: dict[str, Any]) -
     if committed:
         if dummy or rounds:
             raise GameError("committed=true does not combine with dummy=true or rounds=")
-        from gamedb.games.goofspiel_committed import GoofspielCommitted
+        from gamedb.games.goofspiel.committed import GoofspielCommitted
         return GoofspielCommitted(**params)
     if params.get("points_order", "random") != "random":
         option = "dummy=true" if dummy else f"rounds={rounds}"
         raise GameError(f"{option} needs points_order=random (all prizes are shuffled)")
     if dummy:
-        from gamedb.games.goofspiel_dummy import GoofspielDummy
+        from gamedb.games.goofspiel.dummy import GoofspielDummy
         return GoofspielDummy(rounds=rounds, **params)
-    from gamedb.games.goofspiel_rounds import GoofspielRounds
+    from gamedb.games.goofspiel.rounds import GoofspielRounds
     return GoofspielRounds(rounds=rounds, **params)
 
 

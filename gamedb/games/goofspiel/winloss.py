@@ -2,7 +2,7 @@
 
 Only ``Goofspiel.indexed_face`` uses this module (random prize order, ties discarded,
 ``returns_type=win_loss``, at most ``MAX_CARDS`` cards); the point-difference face it
-extends is ``goofspiel_index``. A win/loss value depends on the score, so a stored
+extends is ``goofspiel.index``. A win/loss value depends on the score, so a stored
 position of layer k is (c, Q, p, d): c the *raw* hand pattern (``goofspiel-v1``'s
 base-3 ``hands`` field, not reduced by the player swap), Q the k - 1 hidden prizes, p
 the revealed prize and d <= 0 the score (the stored key of a position and of its
@@ -33,10 +33,10 @@ from math import comb
 import numpy as np
 
 from gamedb.games.base import LAYER_SHIFT
-from gamedb.games.goofspiel_keys import (
+from gamedb.games.goofspiel.keys import (
     _HALF, _OFF_DIFF, _OFF_PRIZES, _OFF_TABLE, _decode_hands, _hands_code, _points,
 )
-from gamedb.games.goofspiel_index import (
+from gamedb.games.goofspiel.index import (
     _rank_labels, after_bids, block_table, canonical_codes, chance_below, colex_table, masks_of,
     square_games,
 )
@@ -279,7 +279,7 @@ def _forward(reach: Ints, lower: Ints, sets: Ints, colex: Ints, succ: Ints, sign
 
 def _block_table(n: int, k: int) -> tuple[Ints, Ints, Ints]:
     """Return the blocks (d, p, Q) of layer k in key order: d from -R_k to 0, then the
-    point-difference face's blocks (p, Q) (``goofspiel_index.block_table``)."""
+    point-difference face's blocks (p, Q) (``goofspiel.index.block_table``)."""
     prize, hidden = block_table(n, k)
     scores = np.arange(-radius(n, k), 1, dtype=np.int64)
     return np.repeat(scores, len(prize)), np.tile(prize, len(scores)), np.tile(hidden, len(scores))

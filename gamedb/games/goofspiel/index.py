@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from gamedb.games.base import LAYER_SHIFT, GameError
 from gamedb.games.card_kernels import fill_cards
-from gamedb.games.goofspiel_keys import (
+from gamedb.games.goofspiel.keys import (
     _OFF_PRIZES, _OFF_TABLE, Int, _decode_hands, _hands_code,
 )
 from gamedb.games.indexed import Floats, Ints

@@ -4,8 +4,8 @@ The rules live in ``goofspiel.py``; this module holds what turns positions into 
 keys into successors, fast: the canonical and raw ``KeyLayout`` declarations (the bit
 diagram is ``GoofspielState``'s), the array of layout constants the compiled helpers take
 (``lay``, indexed by ``_N`` .. ``_HALF``), the base-3 hands field, canonical keys and the
-layer face's ``_expand``. The indexed faces (``goofspiel_index``, ``goofspiel_winloss``)
-and the variants (``goofspiel_rounds``) build on the same helpers.
+layer face's ``_expand``. The indexed faces (``goofspiel.index``, ``goofspiel.winloss``)
+and the variants (``goofspiel.rounds``) build on the same helpers.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from gamedb.games.base import (
 )
 from gamedb.jit import numba
 from gamedb.games.goofspiel import Goofspiel
-from gamedb.games.goofspiel_rounds import cards_of, points_left, top_cards
+from gamedb.games.goofspiel.rounds import cards_of, points_left, top_cards
 from gamedb.games.layout import Constant, Field, KeyLayout
 from gamedb.games.text import format_cards, parse_cards, parse_fields, parse_int, require_fields
 
