@@ -17,6 +17,7 @@ from gamedb.games.goofspiel import Goofspiel
 from gamedb.store import open_db
 from gamedb.store.errors import SpecMismatch
 from gamedb.verify import verify
+from tests.stored import every_position
 
 ROWS = "SELECT key, layer, value, gap, strategy1, strategy2 FROM states ORDER BY key"
 LAYERS = "SELECT layer, states, done FROM layers ORDER BY layer"
@@ -33,15 +34,6 @@ def _win_loss(n: int) -> str:
 def _rows(path: Path, query: str = ROWS) -> list[tuple[Any, ...]]:
     with sqlite3.connect(path) as conn:
         return conn.execute(query).fetchall()
-
-
-def _stored(path: Path) -> list[tuple[Any, ...]]:
-    """Every stored position as a ``states`` row, from rows and page layers alike."""
-    with open_db(path) as db:
-        return [(int(k), layer, v, g, a, b)
-                for layer in db.stored_layers() for rows in db.layer_rows(layer)
-                for k, layer, v, g, a, b in zip(rows.keys, rows.layers, rows.values, rows.gaps,
-                                                rows.strategy1, rows.strategy2)]
 
 
 def _meta(path: Path, name: str) -> str:
@@ -74,7 +66,7 @@ def test_the_indexed_build_writes_the_generic_builders_rows(  # type: ignore[no-
     assert load_game(spec(n)).indexed_face() is not None
     report = build(spec(n), path, chunk_size=3_000, page_size=3_000)  # 7-8: keyed pages
     want = _rows(generic(n, spec))
-    got = _stored(path)
+    got = every_position(path)
     assert report.status == "complete" and report.states == len(want) == len(got)
     assert [r[:2] for r in got] == [r[:2] for r in want]
     values = np.array([r[2] for r in got]) - np.array([r[2] for r in want])

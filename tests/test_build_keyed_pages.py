@@ -18,18 +18,10 @@ from gamedb.cli import cli
 from gamedb.store.database import open_db
 from gamedb.store.pages import ROWS
 from gamedb.verify import verify
+from tests.stored import every_position, stored_tables
 
 WIN_LOSS = "goofspiel(num_cards=7)"
 POINTS = "goofspiel(num_cards=7,returns_type=point_difference)"
-
-
-def _every_row(path: Path) -> list[tuple[object, ...]]:
-    """Every stored position as (key, layer, value bytes, gap, strategy texts)."""
-    with open_db(path) as db:
-        return [(int(k), layer, np.float64(v).tobytes(), g, a, b)
-                for layer in db.stored_layers() for rows in db.layer_rows(layer)
-                for k, layer, v, g, a, b in zip(rows.keys, rows.layers, rows.values, rows.gaps,
-                                                rows.strategy1, rows.strategy2)]
 
 
 @pytest.fixture(scope="module", params=[WIN_LOSS, POINTS])
@@ -51,7 +43,7 @@ def test_every_value_gap_and_strategy_is_identical_to_the_row_build(pair: tuple[
     with sqlite3.connect(pair[0]) as conn:
         big = {layer for (layer,) in conn.execute("SELECT layer FROM layers WHERE states >= 1000")}
     assert keyed == big and len(keyed) >= 3
-    rows, pages = _every_row(pair[0]), _every_row(pair[1])
+    rows, pages = every_position(pair[0]), every_position(pair[1])
     assert len(rows) == len(pages) > 30_000 and rows == pages
     assert all(a is not None and b is not None for *_, a, b in pages)  # strategies kept
 
@@ -126,13 +118,8 @@ def test_a_killed_keyed_build_resumes_to_the_same_file(tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / "cut.sqlite") as conn:
         assert 0 < conn.execute("SELECT count(*) FROM pages").fetchone()[0]
     build(WIN_LOSS.replace("7", "6"), tmp_path / "cut.sqlite", strategies_from=0)  # its own
-    dumps = []
-    for name in ("whole", "cut"):
-        with sqlite3.connect(tmp_path / f"{name}.sqlite") as conn:
-            dumps.append((conn.execute("SELECT * FROM pages ORDER BY layer, page").fetchall(),
-                          conn.execute("SELECT * FROM page_layers").fetchall(),
-                          conn.execute("SELECT * FROM states").fetchall()))
-    assert dumps[0] == dumps[1] and len(dumps[0][0]) > 5
+    whole, cut = (stored_tables(tmp_path / f"{name}.sqlite") for name in ("whole", "cut"))
+    assert whole == cut and len(whole[0]) > 5
 
 
 def test_resuming_with_another_page_minimum_is_refused(tmp_path: Path) -> None:
@@ -185,7 +172,7 @@ def test_the_enumerating_builder_writes_keyed_pages_too(spec: str, tmp_path: Pat
     with sqlite3.connect(pages) as conn:
         assert conn.execute("SELECT count(*) FROM pages").fetchone()[0] > 4
         assert conn.execute("SELECT * FROM grundy ORDER BY key").fetchall() == grundy
-    assert _every_row(rows) == _every_row(pages)
+    assert every_position(rows) == every_position(pages)
     assert verify(pages).ok
 
 

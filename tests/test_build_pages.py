@@ -16,6 +16,7 @@ from gamedb.games import GameError, load_game
 from gamedb.estimate import page_split
 from gamedb.store.database import open_db
 from gamedb.verify import verify
+from tests.stored import stored_tables
 
 POINTS = "goofspiel(num_cards={n},returns_type=point_difference)"
 
@@ -93,13 +94,8 @@ def test_a_killed_page_build_resumes_to_the_same_pages(tmp_path: Path) -> None:
         build(spec, tmp_path / "cut.sqlite", pages_below=6, strategies_from=6, page_size=50,
               chunk_size=50, on_progress=stop_after_three)
     build(spec, tmp_path / "cut.sqlite", strategies_from=6)  # resumed: the file's pages
-    dumps = []
-    for name in ("whole", "cut"):
-        with sqlite3.connect(tmp_path / f"{name}.sqlite") as conn:
-            dumps.append((conn.execute("SELECT * FROM pages ORDER BY layer, page").fetchall(),
-                          conn.execute("SELECT * FROM page_layers").fetchall(),
-                          conn.execute("SELECT * FROM states").fetchall()))
-    assert dumps[0] == dumps[1] and len(dumps[0][0]) > 3
+    whole, cut = (stored_tables(tmp_path / f"{name}.sqlite") for name in ("whole", "cut"))
+    assert whole == cut and len(whole[0]) > 3
 
 
 def test_big_point_difference_games_page_their_values_only_layers_by_default() -> None:
