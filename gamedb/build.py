@@ -29,7 +29,8 @@ from gamedb.build_indexed import IndexedRun, build_layers, root_value
 from gamedb.cluster import Executor, Local, Pool, executor, ordered, processes_here
 from gamedb.estimate import check_fits, estimate, page_split
 from gamedb.games import load_game
-from gamedb.games.base import Game, Keys, root_of
+from gamedb.games.base import Game, root_of
+from gamedb.types import Keys
 from gamedb.games.indexed import first_rich_layer, strategy_split
 from gamedb.jit import needs_compiling
 from gamedb.solver.backward import (

@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from gamedb.games.base import Game, root_of
-from gamedb.games.indexed import Floats, IndexedFace
+from gamedb.games.indexed import IndexedFace
+from gamedb.types import Floats
 from gamedb.solver.indexed import CHUNK_SIZE, solve_sorted
 from gamedb.store.codec import MIN_PROB, encode
 from gamedb.store.errors import DamagedFile

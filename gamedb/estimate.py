@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from gamedb.games import GameError, format_spec, load_game
-from gamedb.games.base import BuildCosts, Game, Keys, param_values
+from gamedb.games.base import BuildCosts, Game, param_values
+from gamedb.types import Keys
 from gamedb.store.pages import PAGE_MIN
 from gamedb.games.indexed import SMALL_GAME, IndexedFace, first_rich_layer, strategy_split
 from gamedb.solver.backward import distinct_successors, enumerate_layers

@@ -32,7 +32,8 @@ from typing import Any, TypeVar
 
 from gamedb.build import Progress, build
 from gamedb.games import GameError, load_game
-from gamedb.games.base import Game, Keys
+from gamedb.games.base import Game
+from gamedb.types import Keys
 from gamedb.solver.backward import distinct_successors, enumerate_layers
 from gamedb.store import Entry, GameDB, open_db
 

@@ -34,9 +34,8 @@ from gamedb.solver.matrix_game import TOLERANCE, batch_gaps, solve_games
 from gamedb.store import DamagedFile, GameDB, StoredRows, open_db
 from gamedb.store.database import is_grundy
 from gamedb.store.codec import decode_batch, decode_joined
+from gamedb.types import Bools, Floats
 
-Floats = npt.NDArray[np.float64]
-Bools = npt.NDArray[np.bool_]
 Progress = Callable[[int, int], None]
 
 #: How many failing positions a report lists (the count covers all of them).

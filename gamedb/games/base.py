@@ -19,10 +19,11 @@ from typing import Any, ClassVar, Generic, TypeAlias, TypeVar
 import numpy as np
 
 from gamedb.games.expansion import (
-    TERMINAL, Expansion, Floats, Keys, Root, reference_expand, root_of, successor_table,
+    TERMINAL, Expansion, Root, reference_expand, root_of, successor_table,
 )
 from gamedb.games.indexed import IndexedFace
 from gamedb.games.layout import LAYER_SHIFT, KeyLayout
+from gamedb.types import Floats, Keys
 
 S = TypeVar("S")
 StateKey: TypeAlias = int

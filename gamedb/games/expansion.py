@@ -13,14 +13,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, TypeVar
 
 import numpy as np
-import numpy.typing as npt
+
+from gamedb.types import Floats, Keys
 
 if TYPE_CHECKING:
     from gamedb.games.base import Distribution, Game
 
 S = TypeVar("S")
-Keys: TypeAlias = npt.NDArray[np.int64]
-Floats: TypeAlias = npt.NDArray[np.float64]
 
 #: Key of a successor that is terminal (its payoff is in ``Expansion.weight``).
 TERMINAL = -1

@@ -16,10 +16,9 @@ from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
-import numpy.typing as npt
 
-Floats = npt.NDArray[np.float64]
-Ints = npt.NDArray[np.int64]
+from gamedb.types import Floats, Ints
+
 
 
 class IndexedFace(Protocol):

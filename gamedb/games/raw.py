@@ -17,7 +17,8 @@ A raw layout may leave out only what the canonical one leaves out and banks as
 
 from __future__ import annotations
 
-from gamedb.games.base import Canonical, Expansion, Game, Keys, S, reference_expand
+from gamedb.games.base import Canonical, Expansion, Game, S, reference_expand
+from gamedb.types import Keys
 from gamedb.games.indexed import IndexedFace
 from gamedb.games.wrapper import Wrapper
 

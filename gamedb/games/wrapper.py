@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gamedb.games.base import Canonical, Distribution, Expansion, Game, Keys, S
+from gamedb.games.base import Canonical, Distribution, Expansion, Game, S
+from gamedb.types import Keys
 from gamedb.games.indexed import IndexedFace
 from gamedb.games.layout import KeyLayout
 

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gamedb.games.base import TERMINAL, Expansion, Game, Keys, root_of
+from gamedb.games.base import TERMINAL, Expansion, Game, root_of
+from gamedb.types import Keys
 from gamedb.solver.hashing import KeyIndex, unique_keys
 from gamedb.solver.matrix_game import solve_games
 

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gamedb.games.base import TERMINAL, Game, Keys
+from gamedb.games.base import TERMINAL, Game
+from gamedb.types import Keys
 
 
 def mex(values: Iterable[int]) -> int:

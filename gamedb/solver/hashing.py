@@ -18,11 +18,11 @@ from gamedb.jit import numba
 import numpy as np
 import numpy.typing as npt
 
+from gamedb.types import Floats, Keys
+
 _EMPTY = -1
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / phi: Knuth's multiplicative hash
 
-Keys = npt.NDArray[np.int64]
-Floats = npt.NDArray[np.float64]
 
 
 def _capacity_bits(n: int) -> int:

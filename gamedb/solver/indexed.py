@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gamedb.games.indexed import Floats, IndexedFace
+from gamedb.games.indexed import IndexedFace
+from gamedb.types import Floats
 from gamedb.solver.matrix_game import BatchSolution, solve_games
 
 #: Positions per chunk: ~20 MB of 8 x 8 games, a few seconds of work.

@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 from gamedb.jit import njit
+from gamedb.types import Floats, Ints
 
 _SADDLE_TOL = 1e-12  # relative to the payoff range
 _COST_TOL = 1e-11  # a reduced cost below -_COST_TOL may enter
@@ -48,9 +49,7 @@ _GRID = 2.0**52  # probabilities are rounded to multiples of 2**-52 (see _normal
 #: which the CPU's caches keep for ``solve_games``' gap check of the same slice.
 SLICE = 16_384
 
-_Floats = npt.NDArray[np.float64]
-_Ints = npt.NDArray[np.int64]
-_Work = tuple[_Floats, _Ints, _Ints, _Floats]  # tableau, basic, nonbasic, column maxima
+_Work = tuple[Floats, Ints, Ints, Floats]  # tableau, basic, nonbasic, column maxima
 
 # Helpers are inlined into the batch loop: passing array views between compiled
 # functions costs reference counting, which doubled the time of the saddle-point path.
@@ -59,7 +58,7 @@ _inline_jit = njit(cache=True, error_model="numpy", inline="always")
 
 def solve_batch(
     payoffs: npt.ArrayLike, n_rows: npt.ArrayLike, n_cols: npt.ArrayLike
-) -> tuple[_Floats, _Floats, _Floats]:
+) -> tuple[Floats, Floats, Floats]:
     """Solve a batch of padded zero-sum matrix games with the compiled kernel.
 
     Args:
@@ -94,7 +93,7 @@ def solve_batch(
     return values, row_strategies, col_strategies
 
 
-def _as_counts(counts: npt.ArrayLike, batch: int, limit: int, name: str) -> _Ints:
+def _as_counts(counts: npt.ArrayLike, batch: int, limit: int, name: str) -> Ints:
     array = np.asarray(counts)
     if array.shape != (batch,):
         raise ValueError(f"{name} must have shape ({batch},), got {array.shape}")
@@ -107,8 +106,8 @@ def _as_counts(counts: npt.ArrayLike, batch: int, limit: int, name: str) -> _Int
 
 @njit(cache=True, error_model="numpy")
 def _solve_all(
-    payoffs: _Floats, n_rows: _Ints, n_cols: _Ints,
-    values: _Floats, row_strategies: _Floats, col_strategies: _Floats,
+    payoffs: Floats, n_rows: Ints, n_cols: Ints,
+    values: Floats, row_strategies: Floats, col_strategies: Floats,
 ) -> None:
     """Solve every game of the batch, reusing one set of work arrays."""
     _, max_rows, max_cols = payoffs.shape
@@ -125,7 +124,7 @@ def _solve_all(
 
 @_inline_jit
 def _solve_one(
-    game: _Floats, m: int, n: int, work: _Work, x: _Floats, y: _Floats
+    game: Floats, m: int, n: int, work: _Work, x: Floats, y: Floats
 ) -> float:
     """Solve game[:m, :n] into x[:m], y[:n] (both zero on entry); return its value."""
     tableau, basic, nonbasic, col_max = work
@@ -148,7 +147,7 @@ def _solve_one(
 
 @_inline_jit
 def _scan(
-    game: _Floats, m: int, n: int, col_max: _Floats
+    game: Floats, m: int, n: int, col_max: Floats
 ) -> tuple[float, int, float, float]:
     """Fill col_max[:n]; return (max row minimum, its row, min entry, non-finite flag)."""
     for j in range(n):
@@ -174,7 +173,7 @@ def _scan(
 
 
 @_inline_jit
-def _column_extremes(col_max: _Floats, n: int) -> tuple[float, int, float]:
+def _column_extremes(col_max: Floats, n: int) -> tuple[float, int, float]:
     """Return (min column maximum, its column, max entry)."""
     minmax = np.inf
     best_col = 0
@@ -189,8 +188,8 @@ def _column_extremes(col_max: _Floats, n: int) -> tuple[float, int, float]:
 
 @_inline_jit
 def _load(
-    tableau: _Floats, game: _Floats, m: int, n: int,
-    lo: float, scale: float, basic: _Ints, nonbasic: _Ints,
+    tableau: Floats, game: Floats, m: int, n: int,
+    lo: float, scale: float, basic: Ints, nonbasic: Ints,
 ) -> None:
     """Write the slack-basis tableau of M' w <= 1 (rows: s_i = n + i; columns: w_j = j)."""
     for i in range(m):
@@ -205,7 +204,7 @@ def _load(
 
 
 @_inline_jit
-def _simplex(tableau: _Floats, m: int, n: int, basic: _Ints, nonbasic: _Ints) -> bool:
+def _simplex(tableau: Floats, m: int, n: int, basic: Ints, nonbasic: Ints) -> bool:
     """Pivot to optimality; return False if the tableau went numerically bad."""
     bland = False
     degenerate = 0
@@ -225,7 +224,7 @@ def _simplex(tableau: _Floats, m: int, n: int, basic: _Ints, nonbasic: _Ints) ->
 
 
 @_inline_jit
-def _entering(tableau: _Floats, m: int, n: int, nonbasic: _Ints, bland: bool) -> int:
+def _entering(tableau: Floats, m: int, n: int, nonbasic: Ints, bland: bool) -> int:
     """Entering column: most negative cost (Dantzig) or smallest label (Bland), or -1."""
     best = -1
     for j in range(n):
@@ -242,7 +241,7 @@ def _entering(tableau: _Floats, m: int, n: int, nonbasic: _Ints, bland: bool) ->
 
 @_inline_jit
 def _leaving(
-    tableau: _Floats, m: int, n: int, q: int, basic: _Ints, bland: bool
+    tableau: Floats, m: int, n: int, q: int, basic: Ints, bland: bool
 ) -> int:
     """Leaving row by the ratio test, or -1; see the module docstring for ties."""
     slack = 0.0 if bland else _ZERO_RHS
@@ -261,7 +260,7 @@ def _leaving(
 
 
 @_inline_jit
-def _pivot(tableau: _Floats, m: int, n: int, p: int, q: int) -> None:
+def _pivot(tableau: Floats, m: int, n: int, p: int, q: int) -> None:
     """Exchange the basic variable of row p with the nonbasic one of column q."""
     inverse = 1.0 / tableau[p, q]
     for j in range(n + 1):
@@ -280,8 +279,8 @@ def _pivot(tableau: _Floats, m: int, n: int, p: int, q: int) -> None:
 
 @_inline_jit
 def _read(
-    tableau: _Floats, m: int, n: int,
-    basic: _Ints, nonbasic: _Ints, x: _Floats, y: _Floats,
+    tableau: Floats, m: int, n: int,
+    basic: Ints, nonbasic: Ints, x: Floats, y: Floats,
 ) -> float:
     """Read w (rhs of basic w_j) and u (costs under the slacks); return v' = 1/z."""
     for i in range(m):
@@ -297,7 +296,7 @@ def _read(
 
 
 @_inline_jit
-def _normalize(p: _Floats, k: int) -> None:
+def _normalize(p: Floats, k: int) -> None:
     """Clip p[:k] at 0 and rescale it so that it sums to exactly 1.0.
 
     Every entry is rounded to a multiple of 2**-52, and the largest one is set to 1

@@ -20,6 +20,7 @@ from gamedb.solver.exact import solve_exact
 from gamedb.solver.kernel import SLICE, solve_batch
 from gamedb.solver.reference import solve_lp
 from gamedb.solver.solution import MatrixSolution, gap
+from gamedb.types import Floats, Ints
 
 __all__ = ["TOLERANCE", "BatchSolution", "MatrixSolution", "batch_gaps", "gap",
            "solve_games", "solve_matrix_game"]
@@ -28,21 +29,19 @@ TOLERANCE = 1e-9
 """Largest accepted gap, relative to max(1, payoff range of the game)."""
 
 
-_Floats = npt.NDArray[np.float64]
-_Ints = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class BatchSolution:
     """Verified solutions of a batch of padded matrix games (zeros in the padding)."""
 
-    values: _Floats
+    values: Floats
     """(B,) values to the row player."""
-    row_strategies: _Floats
+    row_strategies: Floats
     """(B, R) row players' strategies."""
-    col_strategies: _Floats
+    col_strategies: Floats
     """(B, C) column players' strategies."""
-    gaps: _Floats
+    gaps: Floats
     """(B,) gap of each final solution (see `gap`)."""
     fallbacks: int
     """How many games failed the kernel's check and went to the reference LP."""
@@ -122,8 +121,8 @@ def solve_games(
     return dataclasses.replace(batch, exact=exact)
 
 
-def _solved_slice(matrices: _Floats, rows: _Ints, cols: _Ints
-                  ) -> tuple[_Floats, _Floats, _Floats, _Floats, _Floats]:
+def _solved_slice(matrices: Floats, rows: Ints, cols: Ints
+                  ) -> tuple[Floats, Floats, Floats, Floats, Floats]:
     """Solve and check one slice of a batch (its games stay in the CPU's caches):
     values, strategies, gaps and payoff ranges."""
     values, row_strategies, col_strategies = solve_batch(matrices, rows, cols)
@@ -132,12 +131,12 @@ def _solved_slice(matrices: _Floats, rows: _Ints, cols: _Ints
 
 
 def batch_gaps(
-    payoffs: _Floats,
+    payoffs: Floats,
     n_rows: npt.NDArray[np.int64],
     n_cols: npt.NDArray[np.int64],
-    row_strategies: _Floats,
-    col_strategies: _Floats,
-) -> tuple[_Floats, _Floats]:
+    row_strategies: Floats,
+    col_strategies: Floats,
+) -> tuple[Floats, Floats]:
     """Return the gap and the payoff range of every game of a padded batch.
 
     Compiled, one pass over each game's own corner: the padding is never read, so
@@ -154,8 +153,8 @@ def batch_gaps(
         (gaps, ranges), both (B,). A range is NaN or inf if the game has a non-finite
         payoff.
     """
-    gaps: _Floats
-    ranges: _Floats
+    gaps: Floats
+    ranges: Floats
     gaps, ranges = _compiled_gaps(np.ascontiguousarray(payoffs, dtype=np.float64),
                                   np.asarray(n_rows, dtype=np.int64),
                                   np.asarray(n_cols, dtype=np.int64),
@@ -165,12 +164,12 @@ def batch_gaps(
 
 
 def _gaps_of_chunk(
-    payoffs: _Floats,
+    payoffs: Floats,
     n_rows: npt.NDArray[np.int64],
     n_cols: npt.NDArray[np.int64],
-    row_strategies: _Floats,
-    col_strategies: _Floats,
-) -> tuple[_Floats, _Floats]:
+    row_strategies: Floats,
+    col_strategies: Floats,
+) -> tuple[Floats, Floats]:
     """Reference version of ``_compiled_gaps`` in NumPy (tests compare the two)."""
     _, max_rows, max_cols = payoffs.shape
     row_mask = np.arange(max_rows) < n_rows[:, np.newaxis]  # (b, R)
@@ -190,8 +189,8 @@ def _gaps_of_chunk(
 
 
 @njit(cache=True)
-def _compiled_gaps(payoffs: _Floats, n_rows: _Ints, n_cols: _Ints, row_strategies: _Floats,
-                   col_strategies: _Floats) -> tuple[_Floats, _Floats]:  # pragma: no cover
+def _compiled_gaps(payoffs: Floats, n_rows: Ints, n_cols: Ints, row_strategies: Floats,
+                   col_strategies: Floats) -> tuple[Floats, Floats]:  # pragma: no cover
     """Gap ``max_i (M y)_i - min_j (x M)_j`` and payoff range of each game, reading only
     its ``n_rows x n_cols`` corner; the range is NaN if a payoff is not finite."""
     batch = payoffs.shape[0]
@@ -220,7 +219,7 @@ def _compiled_gaps(payoffs: _Floats, n_rows: _Ints, n_cols: _Ints, row_strategie
     return gaps, ranges
 
 
-def _fallback(matrix: _Floats, limit: float) -> tuple[MatrixSolution, bool]:
+def _fallback(matrix: Floats, limit: float) -> tuple[MatrixSolution, bool]:
     """Re-solve a game with HiGHS, else exactly; return it and whether exact was used."""
     try:
         solution = solve_lp(matrix)

@@ -45,9 +45,8 @@ import numpy as np
 import numpy.typing as npt
 
 from gamedb.store.errors import DamagedFile
+from gamedb.types import Floats, Ints
 
-Floats = npt.NDArray[np.float64]
-Ints = npt.NDArray[np.int64]
 
 #: The codec of the pages a build writes (``page_layers.codec``): lossless doubles.
 CODEC = "f64-shuffle-zlib"

@@ -41,7 +41,7 @@ from gamedb.games.card_kernels import fill_cards
 from gamedb.games.goofspiel.keys import (
     _OFF_PRIZES, _OFF_TABLE, Int, _decode_hands, _hands_code,
 )
-from gamedb.games.indexed import Floats, Ints
+from gamedb.types import Floats, Ints
 from gamedb.jit import njit
 
 Signs = npt.NDArray[np.int8]

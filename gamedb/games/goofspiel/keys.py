@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from gamedb.games.base import LAYER_SHIFT, GameError
-from gamedb.games.indexed import Floats, Ints
+from gamedb.types import Floats, Ints
 from gamedb.games.card_kernels import fill_cards
 from gamedb.games.layout import Constant, Field, KeyLayout, Ternary
 from gamedb.jit import numba

@@ -22,7 +22,8 @@ import numpy as np
 import numpy.typing as npt
 
 from gamedb.bits import Mask, cards, full, popcount, without
-from gamedb.games.base import LAYER_SHIFT, Distribution, Expansion, GameError, Keys, format_spec
+from gamedb.games.base import LAYER_SHIFT, Distribution, Expansion, GameError, format_spec
+from gamedb.types import Keys
 from gamedb.games.goofspiel import Goofspiel, GoofspielState
 from gamedb.games.goofspiel.keys import hands_of, ternary_hands
 from gamedb.games.indexed import IndexedFace

@@ -40,7 +40,7 @@ from gamedb.games.goofspiel.index import (
     _rank_labels, after_bids, block_table, canonical_codes, chance_below, colex_table, masks_of,
     square_games,
 )
-from gamedb.games.indexed import Floats, Ints
+from gamedb.types import Floats, Ints
 from gamedb.jit import njit
 
 #: Largest game the face serves: 10 cards hold ~1e8 positions (tables ~0.2 GB, summaries
