@@ -59,7 +59,11 @@ def run_query(path: str | Path, sql: str,
         except sqlite3.Error as exc:
             raise QueryError(f"{path}: {exc}") from None
         columns = [d[0] for d in cursor.description or ()]
-        yield columns, _rows(cursor, path)
+        rows = _rows(cursor, path)
+        try:
+            yield columns, rows
+        finally:
+            rows.close()  # before the connection: an unfinished reader is not an error
     finally:
         conn.close()
 
