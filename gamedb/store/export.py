@@ -24,7 +24,7 @@ import os
 import secrets
 import sqlite3
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,7 +87,7 @@ def page_layers_note(path: str | Path) -> str | None:
             "show, export and the Python API read them (docs/format.md)")
 
 
-def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Iterator[tuple[Any, ...]]:
+def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Generator[tuple[Any, ...], None, None]:
     try:
         yield from cursor
     except sqlite3.Error as exc:
