@@ -83,11 +83,27 @@ class _Group(click.Group):
             click.echo("interrupted", err=True)
             ctx.exit(130)
         except click.UsageError as exc:  # e.g. a 100,000-digit --port: quote it cut short
-            setattr(exc, "message", _cut_short(exc.message))  # click marks it Final
-            raise
+            setattr(exc, "message", _cut_short(exc.message + _quote_hint(exc)))
+            raise  # (click marks ``message`` Final)
         finally:
             if self._program:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _quote_hint(exc: click.UsageError) -> str:
+    """A hint for a position typed without quotes: its fields arrive as extra arguments.
+
+    Returns the text to append to click's "Got unexpected extra argument" ('' otherwise).
+    """
+    if not exc.message.startswith("Got unexpected extra argument"):
+        return ""
+    first = exc.ctx.params.get("position") if exc.ctx is not None else None
+    extra = re.search(r"\((.*)\)$", exc.message)
+    words = [str(first or ""), *(extra.group(1).split() if extra else [])]
+    fields = [w for w in words if re.fullmatch(r"[a-z_]+[0-9]?=\S*", w)]
+    if len(fields) < 2:
+        return ""
+    return (f"; a position is one argument, quote the position: \"{' '.join(fields)}\"")
 
 
 def _cut_short(message: str) -> str:
