@@ -266,15 +266,23 @@ def _fmt(value: Any) -> str:
 def _series_table(series: Series) -> str:
     kind = "expected totals" if series.exact else "simulated"
     head = f"Round robin, {series.games} games per pairing ({kind}, half in each seat)"
-    rows = [(s.agent, _num(s.points_for), _num(s.points_against),
+    rows = [(s.agent, _num(s.payoff), _num(s.points_for), _num(s.points_against),
              _num(s.points_for - s.points_against), _num(s.wins), _num(s.draws),
              _num(s.losses), ", ".join(s.beat) or "-") for s in series.standings]
     names = [s.agent for s in series.standings]
-    cell = {(p.agent, p.opponent): _num(p.points_for - p.points_against) for p in series.pairs}
-    grid = [(a, *(cell.get((a, b), "") for b in names)) for a in names]
-    return "\n".join([head, table(("agent", "for", "against", "diff", "wins", "draws",
-                                   "losses", "beat"), rows), "",
-                      "points difference, row vs column:", table(("", *names), grid)])
+    grids = []
+    for what in ("payoff", "points difference"):
+        cell = {(p.agent, p.opponent): _num(p.payoff if what == "payoff"
+                                            else p.points_for - p.points_against)
+                for p in series.pairs}
+        grids += ["", f"{what}, row vs column:",
+                  table(("", *names), [(a, *(cell.get((a, b), "") for b in names))
+                                       for a in names])]
+    note = ("beat: the opponents against which the agent's payoff (the game's own: with "
+            "win/loss returns +1 a win, -1 a loss) is positive; for, against and diff "
+            "count points")
+    return "\n".join([head, table(("agent", "payoff", "for", "against", "diff", "wins",
+                                   "draws", "losses", "beat"), rows), note, *grids])
 
 
 def _series_json(series: Series) -> dict[str, Any]:
