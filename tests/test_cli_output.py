@@ -153,12 +153,20 @@ def test_show_names_the_tictoe_pass_apart_from_cell_0(built) -> None:  # type: i
     assert json.loads(out)["actions"] == {"1": [0, 1, 2, 3], "2": [0]}
 
 
-def test_play_offers_the_pass_by_name(built) -> None:  # type: ignore[no-untyped-def]
+def test_play_never_asks_the_player_to_type_a_pass(built) -> None:  # type: ignore[no-untyped-def]
     db = str(built("tictoe"))
-    result = CliRunner().invoke(cli, ["play", db, "--seat", "2", "--seed", "1"], input="?\npass\n")
-    assert result.exit_code == 0 and "your cell (pass; ? explains, quit ends)>" in result.stdout
-    assert "player 2 plays pass: 1.000" in result.stdout
-    assert "you played pass, the equilibrium played 0" in result.stdout
+    result = CliRunner().invoke(cli, ["play", db, "--seat", "2", "--seed", "1"],
+                                input="?\n" + "0\n1\n2\n3\n" * 2)
+    assert result.exit_code == 0 and "Game over" in result.stdout, result.output
+    assert "(pass;" not in result.stdout and "your cell (" in result.stdout
+    assert "you pass" in result.stdout and "player 2 plays pass: 1.000" in result.stdout
+
+
+def test_play_plays_a_forced_last_card_by_itself(built) -> None:  # type: ignore[no-untyped-def]
+    db = str(built("jujitsu(num_cards=3)"))
+    result = CliRunner().invoke(cli, ["play", db, "--seed", "2"], input="1\n2\n")
+    assert result.exit_code == 0 and "Game over after 3 rounds" in result.stdout, result.output
+    assert result.stdout.count("your card (") == 2 and "your only card: 3" in result.stdout
 
 
 def test_nim_names_the_pass_of_the_player_not_on_move(built) -> None:  # type: ignore[no-untyped-def]
