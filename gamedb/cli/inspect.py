@@ -30,21 +30,33 @@ def info(db_path: Path, as_json: bool) -> None:
     from gamedb.explore import info_json
     from gamedb.store import open_db
 
+    from gamedb.store.lock import build_running
+
     with open_db(db_path) as db:
         summary = db.info()
-    click.echo(json.dumps(info_json(summary), indent=2) if as_json else _info_table(summary))
+    running = summary.status != "complete" and build_running(db_path) is not False
+    click.echo(json.dumps(info_json(summary), indent=2) if as_json
+               else _info_table(summary, running))
 
 
-def _info_table(info: DBInfo) -> str:
+def _info_table(info: DBInfo, running: bool = True) -> str:
     root = "-" if info.root_value is None else signed(info.root_value)
     head = [f"spec        {info.spec}", f"status      {info.status}",
             f"states      {info.done:,} / {info.states:,}", f"root value  {root}", ""]
+    book, source = info.meta.get("book_from_layer"), info.meta.get("book_source")
+    if book is not None:
+        made = f" of {source['name']}" if isinstance(source, dict) and "name" in source else ""
+        head[-1:] = [f"book        an opening book{made}: layer {book} and up, verified "
+                     "there; positions below it are not in this file", ""]
     precision = info.meta.get("precision")
     if isinstance(precision, dict) and isinstance(precision.get("max_error"), float):
         head[-1:] = [f"precision   page values {precision.get('page_values')}, largest error "
                      f"{precision['max_error']:.1e} (gamedb ship --precision)", ""]
     progress = info.progress
-    if info.status != "complete" and progress:
+    if info.status != "complete" and not running:
+        head[1] = (f"status      {info.status}, stopped: no build is running (run the same "
+                   "build command to resume)")
+    elif info.status != "complete" and progress:
         head[-1:] = [f"progress    layer {progress.layer}: {progress.layer_done:,} / "
                      f"{progress.layer_states:,}; {progress.rate:,.0f} states/s; "
                      f"ETA {progress.eta_seconds:,.0f} s (as of the last chunk)", ""]
@@ -124,9 +136,16 @@ def solve_command(spec: str, position: str, max_positions: int, as_json: bool,
 
 
 def _solve_hint(game: Game[Any], position: str) -> str:
-    """``try: gamedb solve "SPEC" "POSITION"``, the position as ``show`` writes it."""
-    text = game.format_position(game.parse_position(position))
-    return f'try: gamedb solve "{game.spec}" "{text}"'
+    """``try: gamedb solve "SPEC" "POSITION"`` (the position as ``show`` writes it) where
+    that command would solve it; else say that only a file of the game answers it."""
+    from gamedb.subgame import MAX_POSITIONS, count_subgame
+
+    state = game.parse_position(position)
+    count = count_subgame(game.subgame(state), MAX_POSITIONS)
+    if not count.complete:
+        return ("too many positions below it to solve on demand: a file of the whole game "
+                "answers it")
+    return f'try: gamedb solve "{game.spec}" "{game.format_position(state)}"'
 
 
 def position_text(shown: dict[str, Any]) -> str:
