@@ -185,3 +185,17 @@ def test_show_prints_the_grundy_value_of_impartial_families_only(built) -> None:
     assert json.loads(run("show", hb, "start", "--json")[1])["grundy"] == 1  # a triangle
     code, out, _ = run("show", juj, "start", "--json")
     assert code == 0 and "grundy" not in json.loads(out) and "grundy" not in run("show", juj, "start")[1]
+
+
+def test_progress_into_a_log_is_whole_lines_without_carriage_returns(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run([sys.executable, "-m", "gamedb", "build", "jujitsu(num_cards=6)",
+                           "--db", str(tmp_path / "j6.sqlite"), "--workers", "1"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "\r" not in done.stderr and "states" in done.stderr, repr(done.stderr)
+    assert all(line.strip() for line in done.stderr.splitlines())

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import re
 import signal
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar
@@ -144,8 +145,13 @@ class _Bar:
         if self._bar is None:
             from tqdm import tqdm  # ~60 ms: only when a bar is shown
 
-            self._bar = tqdm(unit=f" {self._unit}", dynamic_ncols=True, leave=False,
-                             initial=done, total=total)
+            if sys.stderr.isatty():
+                self._bar = tqdm(unit=f" {self._unit}", dynamic_ncols=True, leave=False,
+                                 initial=done, total=total)
+            else:  # a log: whole lines now and then, and the last one kept
+                self._bar = tqdm(unit=f" {self._unit}", file=_Lines(sys.stderr), ncols=100,
+                                 mininterval=_LOG_SECONDS, leave=True, initial=done,
+                                 total=total)
         return self._bar
 
     def __call__(self, done: int, total: int | None) -> None:
@@ -176,6 +182,26 @@ class _Bar:
         """Clear the bar from the screen (before the result or an error is printed)."""
         if self._bar is not None:
             self._bar.close()
+
+
+#: Seconds between progress lines written to a log (stderr not a terminal).
+_LOG_SECONDS = 30.0
+
+
+class _Lines:
+    """A file for tqdm that turns its redraws (``\\r`` + text) into whole lines: a log
+    gets one line per update instead of carriage-return fragments."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def write(self, text: str) -> None:
+        line = text.replace("\r", "").rstrip()
+        if line:
+            self._stream.write(line + "\n")
+
+    def flush(self) -> None:
+        self._stream.flush()
 
 
 @contextmanager
