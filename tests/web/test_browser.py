@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import G7, J8, OZ, WEB_EXTRA, Server
+from tests.web.conftest import BOOK, BUILT, G7, J8, OZ, WEB_EXTRA, Server
 
 pytest.importorskip("starlette", reason=WEB_EXTRA)
 pytest.importorskip("uvicorn", reason=WEB_EXTRA)
@@ -176,3 +176,104 @@ def test_a_game_against_the_equilibrium_is_played_to_the_end(
 def _signed(value: float) -> str:
     rounded = round(value, 4) + 0.0
     return f"{rounded:+.4f}"
+
+
+def _cells(page: Page, player: int, column: int) -> dict[int, str]:
+    """One column of a player's table: action -> the cell's text."""
+    return {int(r.get_attribute("data-action")): r.find_elements("css selector", "td")[column].text
+            for r in page.rows(player)}
+
+
+def test_the_books_last_layer_shows_its_own_strategies_and_play_stops_at_its_end(
+        page: Page, server: Server, shots: Path) -> None:
+    page.open(BOOK)
+    before = page.loads()
+    page.driver.find_elements("css selector", "button.outcome")[6].click()  # prize=7
+    page.wait(lambda: page.loads() > before)
+    page.move(7, 7, draw=0)  # round 1 and the next prize: layer 12, the book's last (no "moves")
+    position = page.text("where-text")
+    shown = server.get("api/show", db=BOOK, position=position).body
+    assert "moves" not in shown and page.text("error") == ""
+    for fold in page.driver.find_elements("css selector", "#player1 button.fold"):
+        fold.click()  # the cards never played, too
+    assert sorted(_cells(page, 1, 0)) == shown["actions"]["1"]  # this position's cards
+    want = {int(a): f"{100 * p:.1f}%" for a, p in shown["strategy"]["1"].items()}
+    assert {a: c for a, c in _cells(page, 1, 2).items() if a in want} == want
+    assert "below the opening book" in page.text("player1")
+    page.driver.save_screenshot(str(shots / "serve-book-last-layer.png"))
+    page.driver.find_element("id", "play").click()  # a game from the start: two rounds, then the end
+    for _ in range(10):
+        page.wait(lambda: page.loads() >= 0)
+        if "opening book" in page.text("log-lines"):
+            break
+        mine = page.rows(1)
+        if mine and "locked" not in (mine[-1].get_attribute("class") or ""):
+            before = page.loads()
+            mine[-1].click()
+            page.wait(lambda: page.loads() > before)
+    assert "The game stops here" in page.text("log-lines") and "opening book" in page.text("log-lines")
+    assert page.text("log-lines").count("you played") == 2
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)])
+def test_every_file_fits_the_screen_at_phone_and_desktop_width(
+        page: Page, shots: Path, width: int, height: int) -> None:
+    page.driver.set_window_size(width, height)
+    try:
+        for name in [J8, OZ, G7, BOOK, *BUILT]:
+            page.open(name)
+            wide, screen = page.driver.execute_script(
+                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            page.driver.save_screenshot(str(shots / f"serve-{width}-{name.split('_')[0].split('.')[0]}.png"))
+            assert wide <= screen, f"{name}: the page is {wide} px wide on a {screen} px screen"
+    finally:
+        page.driver.set_window_size(1280, 1000)
+
+
+def test_back_and_forward_walk_the_line_and_the_address_is_the_position(page: Page, server: Server) -> None:
+    page.open(J8)
+    start = page.text("where-text")
+    page.move(2, 2)
+    first = page.text("where-text")
+    page.move(4, 4)
+    for go, want in ((page.driver.back, first), (page.driver.back, start), (page.driver.forward, first)):
+        before = page.loads()
+        go()
+        page.wait(lambda: page.loads() > before)
+        assert page.text("where-text") == want and page.text("error") == ""
+        assert page.driver.current_url.startswith(server.url)  # never left the page
+        assert "position=" + first.split()[0].replace("=", "%3D").replace(",", "%2C") in \
+            page.driver.current_url if want == first else True
+    assert len(page.crumbs()) == 2
+
+
+def test_an_unknown_file_in_the_address_is_said_not_silently_replaced(page: Page, server: Server) -> None:
+    page.driver.get("about:blank")
+    page.driver.get(f"{server.url}#db=gone.sqlite&position=start")
+    page.wait(lambda: page.loads() >= 1)
+    assert "no served file is named \"gone.sqlite\"" in page.text("error")
+
+
+def test_bids_never_played_fold_into_one_row_until_asked(page: Page, server: Server, shots: Path) -> None:
+    page.open(OZ)
+    shown = server.get("api/show", db=OZ, position="start").body
+    every = len(shown["actions"]["1"])
+    played = len(shown["strategy"]["1"])
+    assert len(page.rows(1)) == played < every
+    page.driver.save_screenshot(str(shots / "serve-oshi-folded.png"))
+    fold = page.driver.find_element("css selector", "#player1 button.fold")
+    assert f"show {every - played} bids never played" == fold.text
+    fold.click()
+    page.wait(lambda: len(page.rows(1)) == every)
+
+
+def test_loss_is_never_negative_and_player_2s_value_is_its_own(page: Page, server: Server) -> None:
+    page.open(J8)  # card 8 loses 0.1352 for either player: player 1's view says +0.1352 for 2
+    moves = server.get("api/show", db=J8, position="start").body["moves"]
+    for player in (1, 2):
+        values, losses = _cells(page, player, 3), _cells(page, player, 4)
+        for move in moves[str(player)]:
+            own = move["value"] if player == 1 else -move["value"]
+            assert values[move["action"]] == _signed(own)
+            assert not losses[move["action"]].startswith("-")
+            assert losses[move["action"]] == ("best" if move["loss"] < 5e-7 else f"{move['loss']:.4f}")
