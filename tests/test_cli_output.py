@@ -172,7 +172,7 @@ def test_play_plays_a_forced_last_card_by_itself(built) -> None:  # type: ignore
 def test_nim_names_the_pass_of_the_player_not_on_move(built) -> None:  # type: ignore[no-untyped-def]
     code, out, _ = run("show", str(built("nim(heaps=1-2)")), "heaps=1,2 mover=2")
     rows = _rows(out)
-    assert code == 0 and rows["pass"][0] == "1.0000" and set(rows) == {"pass", "101", "201", "202"}
+    assert code == 0 and rows["pass"][0] == "1.0000" and set(rows) == {"pass", "take 1 from heap 1", "take 1 from heap 2", "take 2 from heap 2"}
 
 
 def test_show_prints_the_grundy_value_of_impartial_families_only(built) -> None:  # type: ignore[no-untyped-def]

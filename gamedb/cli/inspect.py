@@ -189,7 +189,9 @@ def _moves_table(shown: dict[str, Any]) -> str:
                 own = judged[action]["value"] * (1 if player == 1 else -1)
                 row[at + 1:at + 3] = [signed(own, 4), f"{judged[action]['loss'] + 0.0:.4f}"]
     headers = (shown["noun"], *(f"p{p} {c}" for p in (1, 2) for c in columns))
-    rows = [(name, *cells[name]) for name in sorted(cells, key=_numbers_first)]
+    order = {name: i for i, name in enumerate(cells)}  # words in the game's own order
+    rows = [(name, *cells[name])
+            for name in sorted(cells, key=lambda n: (*_numbers_first(n)[:2], order[n]))]
     note = ("value: the player's own expected payoff when it plays the move and the other "
             "its equilibrium strategy; loss: what the move gives up against the player's best"
             if moves is not None else "(the moves' values are not in this file: the "
