@@ -42,7 +42,7 @@ MAX_PARAMETER = 1000
 SOLVE_LIMIT = 200_000
 #: The page's files: name -> content type.
 STATIC = {"index.html": "text/html; charset=utf-8", "explorer.js": "text/javascript",
-          "explorer.css": "text/css"}
+          "board.js": "text/javascript", "explorer.css": "text/css"}
 #: No script, style or image from anywhere but this server (no CDN), no framing.
 HEADERS = {"Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
            "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}

@@ -27,7 +27,8 @@ G7 = "goofspiel_num_cards=7_points_order=random_returns_type=win_loss_ties=disca
 BOOK = ("goofspiel_num_cards=13_points_order=random_returns_type=point_difference_ties=discard"
         ".book.shipped.sqlite")
 #: Small files built by the tests, by served name -> spec.
-BUILT = {"tictoe.sqlite": "tictoe", "nim.sqlite": "nim(heaps=1-2-3)"}
+BUILT = {"tictoe.sqlite": "tictoe", "nim.sqlite": "nim(heaps=1-2-3)",
+         "hackenbush.sqlite": "hackenbush"}
 
 
 @dataclass
@@ -92,7 +93,7 @@ def served_paths(tmp_path_factory: pytest.TempPathFactory, built: Any) -> list[P
     links = [folder / name for name in BUILT]
     for link in links:
         link.symlink_to(built(BUILT[link.name]))
-    return [DATA / J8, DATA / OZ, DATA / G7, *links, DATA / BOOK]  # links at 3, 4: tests use them
+    return [DATA / J8, DATA / OZ, DATA / G7, *links, DATA / BOOK]  # tictoe at 3: tests use it
 
 
 @pytest.fixture(scope="session")

@@ -277,3 +277,62 @@ def test_loss_is_never_negative_and_player_2s_value_is_its_own(page: Page, serve
             assert values[move["action"]] == _signed(own)
             assert not losses[move["action"]].startswith("-")
             assert losses[move["action"]] == ("best" if move["loss"] < 5e-7 else f"{move['loss']:.4f}")
+
+
+def _drawing(page: Page) -> Any:
+    return page.driver.find_element("css selector", "#board [data-kind]")
+
+
+def _texts(page: Page, selector: str) -> list[str]:
+    return [e.text for e in page.driver.find_elements("css selector", f"#board {selector}")]
+
+
+def test_cards_prizes_and_score_are_drawn(page: Page, shots: Path) -> None:
+    page.open(G7, "hand1=1,2,3,4,5,6 hand2=2,3,4,5,6,7 prizes=2,3,4,5,6 prize=1 diff=7")
+    assert _drawing(page).get_attribute("data-kind") == "cards"
+    assert _texts(page, ".card.p1:not(.gone)") == ["1", "2", "3", "4", "5", "6"]
+    assert _texts(page, ".card.p1.gone") == ["7"] and _texts(page, ".card.p2.gone") == ["1"]
+    assert _texts(page, ".card.prize") == ["1"]
+    assert _texts(page, ".card.small:not(.gone)") == ["2", "3", "4", "5", "6"]
+    assert _texts(page, ".card.small.gone") == ["7"]  # taken
+    assert "player 1 leads by 7" in page.text("board")
+    page.driver.save_screenshot(str(shots / "serve-draw-goofspiel.png"))
+    page.open(J8, "hand1=1,3,5 hand2=2,4,8 pot=0 diff=-1")
+    assert _texts(page, ".card.p1:not(.gone)") == ["1", "3", "5"]
+    assert "player 2 leads by 1" in page.text("board") and not _texts(page, ".card.prize")
+
+
+def test_the_ring_and_coins_are_drawn(page: Page, shots: Path) -> None:
+    page.open(OZ, "coins1=17 coins2=34 pos=2")
+    drawing = _drawing(page)
+    assert drawing.get_attribute("data-kind") == "ring"
+    cell = drawing.find_element("css selector", 'rect[data-at="2"]')
+    wrestler = drawing.find_element("css selector", "circle.wrestler")
+    x, width = float(cell.get_attribute("x")), float(cell.get_attribute("width"))
+    assert x <= float(wrestler.get_attribute("cx")) <= x + width
+    assert "p1: 17 coins" in drawing.text and "p2: 34 coins" in drawing.text
+    assert len(drawing.find_elements("css selector", "rect.off")) == 2
+    page.driver.save_screenshot(str(shots / "serve-draw-oshi.png"))
+
+
+def test_heaps_and_the_board_are_drawn(page: Page, shots: Path) -> None:
+    page.open("nim.sqlite", "heaps=1,2,3 mover=2")
+    heaps = page.driver.find_elements("css selector", "#board .heap")
+    assert [len(h.find_elements("css selector", ".counter")) for h in heaps] == [1, 2, 3]
+    assert "player 2 to move" in page.text("board")
+    assert "take 1 from heap 1" in page.text("player2")  # moves named for people
+    page.open("tictoe.sqlite", "board=X... mover=2")
+    assert _texts(page, ".cell") == ["X", "1", "2", "3"]
+    page.driver.save_screenshot(str(shots / "serve-draw-tictoe.png"))
+
+
+def test_the_graph_is_drawn_with_every_edge_named(page: Page, shots: Path) -> None:
+    page.open("hackenbush.sqlite", "edges=1,2,4,5,6,7 mover=2")
+    drawing = _drawing(page)
+    assert drawing.get_attribute("data-kind") == "graph"
+    edges = drawing.find_elements("css selector", "path.edge")
+    assert sorted(int(e.get_attribute("data-edge")) for e in edges) == list(range(1, 8))
+    gone = [int(e.get_attribute("data-edge")) for e in edges if "gone" in e.get_attribute("class")]
+    assert gone == [3]
+    assert sorted(_texts(page, "text.label"), key=int) == [str(i) for i in range(1, 8)]
+    page.driver.save_screenshot(str(shots / "serve-draw-hackenbush.png"))

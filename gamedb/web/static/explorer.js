@@ -120,6 +120,9 @@ function render() {
   bar.className = shown.value >= 0 ? "good" : "bad";
   $("status").textContent = statusText(shown);
   renderCrumbs();
+  const picture = drawPosition(shown);  // board.js
+  $("board").replaceChildren(...(picture ? [picture] : []));
+  $("board").hidden = !picture;
   renderChance(shown);
   for (const player of [1, 2]) renderPlayer(shown, player);
 }
@@ -135,8 +138,9 @@ function statusText(shown) {
     return `Game over: ${verdict} (payoff ${signed(p, 2)}).`;
   }
   if (shown.chance.length) return "A chance draw comes next.";
-  if (state.seat !== null) return `Your move: pick a ${shown.noun} (you are player ${state.seat}).`;
-  return `Pick a ${shown.noun} for each player to move.`;
+  const a = /^[aeiou]/.test(shown.noun) ? "an" : "a";
+  if (state.seat !== null) return `Your move: pick ${a} ${shown.noun} (you are player ${state.seat}).`;
+  return `Pick ${a} ${shown.noun} for each player to move.`;
 }
 
 function renderCrumbs() {
