@@ -148,9 +148,9 @@ class _Bar:
             if sys.stderr.isatty():
                 self._bar = tqdm(unit=f" {self._unit}", dynamic_ncols=True, leave=False,
                                  initial=done, total=total)
-            else:  # a log: whole lines now and then, and the last one kept
+            else:  # a log: whole lines now and then (the result line says how it ended)
                 self._bar = tqdm(unit=f" {self._unit}", file=_Lines(sys.stderr), ncols=100,
-                                 mininterval=_LOG_SECONDS, leave=True, initial=done,
+                                 mininterval=_LOG_SECONDS, leave=False, initial=done,
                                  total=total)
         return self._bar
 
