@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sys
@@ -50,8 +51,8 @@ _QUIET = click.option("--quiet", is_flag=True, help="No progress bar on stderr."
 @click.argument("agent2")
 @_DB_OPTION
 @click.option("--exact", is_flag=True,
-              help="Changes nothing: the outcome is exact unless --games is given (kept for "
-                   "scripts; refused with --games).")
+              help="Evaluate exactly even a game too big for it (refused otherwise, up front: "
+                   "minutes and gigabytes past 30,000 positions); refused with --games.")
 @click.option("--games", type=click.IntRange(1), help="Simulate this many games instead.")
 @click.option("--seed", type=int, help="Seed of the simulation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
@@ -78,6 +79,9 @@ def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bo
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         a, b = make_agent(agent1, game, db), make_agent(agent2, game, db)
+        if games is None and not exact:
+            _check_exact(game, db, [(a, b)], "simulate with --games 2000 (seconds), or "
+                                             "insist with --exact")
         unit = "games" if games else "positions"
         with progress_bar(quiet, unit) as on_progress:
             result = play_match(game, a, b, games=games, seed=seed, on_progress=on_progress)
@@ -121,6 +125,9 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         players = [make_agent(name, game, db) for name in names]
+        if not simulate:
+            _check_exact(game, db, list(itertools.combinations(players, 2)),
+                         "play seeded games with --simulate (--seed S)")
         with progress_bar(quiet, "pairings") as on_progress:
             series = round_robin(game, players, series_lengths, seed=seed,
                                  simulate_games=simulate, on_progress=on_progress)
@@ -208,6 +215,21 @@ def plot_heatmap_command(db_path: Path, x_axis: str, y_axis: str, fixed: tuple[s
         grid = slice_grid(db, Axis.parse(x_axis, ranges), Axis.parse(y_axis, ranges),
                           " ".join(fixed), what)
     click.echo(f"wrote {plot_heatmap(grid, path)}")
+
+
+def _check_exact(game: Any, db: GameDB | None, pairs: list[tuple[Any, Any]], instead: str) -> None:
+    """Refuse up front an exact evaluation too big to walk (``check_exact``), counting
+    the positions from the file (or the estimate, without one)."""
+    from gamedb.play.evaluate import check_exact
+
+    if db is not None:
+        positions = db.info().states
+    else:
+        from gamedb.estimate import estimate
+
+        positions = estimate(game).positions
+    for a, b in pairs:
+        check_exact(game, a, b, positions, instead=instead)
 
 
 def _open_game(stack: ExitStack, target: str, db_path: Path | None) -> tuple[Any, GameDB | None]:

@@ -125,3 +125,19 @@ def test_play_on_the_thirteen_card_book_stops_where_the_book_ends() -> None:
     assert code == 0 and "Error" not in out + err, out + err
     assert out.count("you played") == 2 and out.count("your card (") == 2
     assert "The opening book ends here" in out
+
+
+def test_an_exact_match_too_big_to_walk_is_refused_up_front_with_the_games_hint() -> None:
+    import time
+
+    g7 = Path(__file__).resolve().parents[2] / "data" / (
+        "goofspiel_num_cards=7_points_order=random_returns_type=win_loss_ties=discard.shipped.sqlite")
+    start = time.perf_counter()
+    code, out, err = run("match", str(g7), "equilibrium", "random", "--quiet")
+    assert code == 1 and "218,584 positions" in err and "--games 2000" in err, err
+    assert len(err.strip().splitlines()) == 1 and time.perf_counter() - start < 30
+    code, out, err = run("tournament", str(g7), "--agents", "equilibrium,random", "--quiet")
+    assert code == 1 and "--simulate" in err, err
+    code, out, err = run("match", str(g7), "equilibrium", "random", "--games", "50", "--seed", "1",
+                         "--quiet")
+    assert code == 0, err
