@@ -182,7 +182,7 @@ def _dbs(files: ServedFiles) -> dict[str, Any]:
 
 def _show(files: ServedFiles, query: Query) -> dict[str, Any]:
     with files.open(_required(query, "db")) as db:
-        return show_json(db, _required(query, "position"))
+        return show_json(db, _required(query, "position"), matrix=query.get("matrix") == "1")
 
 
 def _next(files: ServedFiles, query: Query) -> dict[str, Any]:

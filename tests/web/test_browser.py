@@ -336,3 +336,31 @@ def test_the_graph_is_drawn_with_every_edge_named(page: Page, shots: Path) -> No
     assert gone == [3]
     assert sorted(_texts(page, "text.label"), key=int) == [str(i) for i in range(1, 8)]
     page.driver.save_screenshot(str(shots / "serve-draw-hackenbush.png"))
+
+
+def test_the_value_of_each_pair_of_moves_opens_as_a_matrix_on_demand(
+        page: Page, server: Server, shots: Path) -> None:
+    position = "hand1=1,3,5 hand2=2,4,8 pot=0 diff=-1"
+    page.open(J8, position)
+    assert page.driver.find_elements("css selector", "#matrix-table table") == []
+    before = page.loads()
+    page.driver.find_element("id", "matrix-toggle").click()
+    page.wait(lambda: page.loads() > before)
+    want = server.get("api/show", db=J8, position=position, matrix="1").body["matrix"]
+    rows = page.driver.find_elements("css selector", "#matrix-table tbody tr")
+    got = [[float(td.text) for td in r.find_elements("css selector", "td")] for r in rows]
+    assert got == [[pytest.approx(v, abs=5e-4) for v in row] for row in want]
+    page.driver.save_screenshot(str(shots / "serve-matrix.png"))
+    page.driver.set_window_size(390, 844)  # a 50 x 50 matrix scrolls inside its box
+    try:
+        page.open(OZ)
+        before = page.loads()
+        page.driver.find_element("id", "matrix-toggle").click()
+        page.wait(lambda: page.loads() > before)
+        assert len(page.driver.find_elements("css selector", "#matrix-table tbody tr")) == 50
+        wide, screen = page.driver.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert wide <= screen
+        page.driver.save_screenshot(str(shots / "serve-390-matrix-oshi.png"))
+    finally:
+        page.driver.set_window_size(1280, 1000)

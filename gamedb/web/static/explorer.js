@@ -11,7 +11,8 @@ const state = {
   picked: {1: null, 2: null},
   seat: null,       // null: exploring; 1 or 2: playing against the equilibrium
   unfolded: {1: false, 2: false},  // actions never played listed one by one
-  first: true,      // the page's first position replaces the entry it was opened with
+  first: true,
+  matrixOpen: false,  // the value of each pair of moves shown      // the page's first position replaces the entry it was opened with
   unknown: null,    // the #db= of the address names no served file
 };
 
@@ -63,7 +64,7 @@ async function goTo(position, label, {fresh = false, restore = null} = {}) {
   busy(true);
   showError(null);
   try {
-    const shown = await api("show", {db: state.db, position});
+    const shown = await api("show", {db: state.db, position, ...(state.matrixOpen ? {matrix: "1"} : {})});
     if (restore) state.line = restore.line;
     else {
       if (fresh) state.line = [];
@@ -125,6 +126,52 @@ function render() {
   $("board").hidden = !picture;
   renderChance(shown);
   for (const player of [1, 2]) renderPlayer(shown, player);
+  renderMatrix(shown);
+}
+
+// The value of each pair of actions (player 1's, rows against player 2's columns), on
+// demand: /api/show?matrix=1. Cells both players play are marked.
+function renderMatrix(shown) {
+  const both = shown.actions["1"].length > 1 && shown.actions["2"].length > 1;
+  $("matrix").hidden = !both || !shown.moves;
+  $("matrix-toggle").textContent = state.matrixOpen ? "hide the matrix" :
+    "show the value of each pair of moves (matrix)";
+  const box = $("matrix-table");
+  if (!state.matrixOpen || !shown.matrix) { box.replaceChildren(); return; }
+  const table = document.createElement("table");
+  table.className = "matrix";
+  const head = table.createTHead().insertRow();
+  head.append(Object.assign(document.createElement("th"), {textContent: "p1 \\ p2"}));
+  for (const b of shown.actions["2"]) {
+    head.append(Object.assign(document.createElement("th"), {textContent: shown.names["2"][b]}));
+  }
+  const body = table.createTBody();
+  const played = (p, a) => (shown.strategy[String(p)] || {})[String(a)] > 0;
+  shown.actions["1"].forEach((a, i) => {
+    const row = body.insertRow();
+    row.append(Object.assign(document.createElement("th"), {textContent: shown.names["1"][a]}));
+    shown.actions["2"].forEach((b, j) => {
+      const td = cell(row, signed(shown.matrix[i][j], 3), "num");
+      if (played(1, a) && played(2, b)) td.classList.add("support");
+    });
+  });
+  box.replaceChildren(table);
+}
+
+async function toggleMatrix() {
+  state.matrixOpen = !state.matrixOpen;
+  if (state.matrixOpen && state.shown && !state.shown.matrix) {
+    busy(true);
+    try {
+      state.shown = await api("show", {db: state.db, position: state.shown.position, matrix: "1"});
+    } catch (error) {
+      showError(error);
+    } finally {
+      busy(false);
+    }
+  }
+  render();
+  document.body.dataset.loads = String(Number(document.body.dataset.loads || 0) + 1);
 }
 
 function statusText(shown) {
@@ -440,6 +487,7 @@ async function main() {
     $("play").addEventListener("click", startPlaying);
     $("explore").addEventListener("click", stopPlaying);
     window.addEventListener("popstate", onHistory);
+    $("matrix-toggle").addEventListener("click", toggleMatrix);
     await goTo(position, null, {fresh: true});
     if (state.unknown) showError(state.unknown);
   } catch (error) {
