@@ -364,3 +364,30 @@ def test_the_value_of_each_pair_of_moves_opens_as_a_matrix_on_demand(
         page.driver.save_screenshot(str(shots / "serve-390-matrix-oshi.png"))
     finally:
         page.driver.set_window_size(1280, 1000)
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize("name", [J8, OZ, G7, *BUILT])
+def test_every_family_is_played_to_the_end_at_phone_and_desktop_width(
+        page: Page, shots: Path, name: str, width: int) -> None:
+    page.driver.set_window_size(width, 844 if width < 500 else 1000)
+    try:
+        page.open(name)
+        before = page.loads()
+        page.driver.find_element("id", "play").click()
+        page.wait(lambda: page.loads() > before)
+        for _ in range(60):
+            page.wait(lambda: page.loads() >= 0)
+            if page.text("status").startswith("Game over"):
+                break
+            before = page.loads()
+            page.rows(1)[-1].click()  # the highest card, bid, move, cell or edge played
+            page.wait(lambda: page.loads() > before)
+        assert page.text("status").startswith("Game over: ") and page.text("error") == ""
+        assert page.driver.find_elements("css selector", "#board [data-kind]")  # drawn to the end
+        wide, screen = page.driver.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert wide <= screen
+        page.driver.save_screenshot(str(shots / f"serve-{width}-end-{name.split('_')[0].split('.')[0]}.png"))
+    finally:
+        page.driver.set_window_size(1280, 1000)

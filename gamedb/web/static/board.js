@@ -44,6 +44,7 @@ function drawPosition(shown) {
   const params = specParams(shown.spec);
   if ("hand1" in fields && "hand2" in fields) return drawCards(fields, params);
   if ("coins1" in fields && "pos" in fields) return drawRing(fields, params);
+  if (shown.payoff !== null) delete fields.mover;  // the game is over: nobody moves
   if ("heaps" in fields) return drawHeaps(fields);
   if ("board" in fields) return drawGrid(fields);
   if ("edges" in fields && params.edges) return drawGraph(fields, params);
