@@ -222,8 +222,9 @@ def _check_exact(game: Any, db: GameDB | None, pairs: list[tuple[Any, Any]], ins
     the positions from the file (or the estimate, without one)."""
     from gamedb.play.evaluate import check_exact
 
-    if db is not None:
-        positions = db.info().states
+    stored = db.meta.get("states") if db is not None else None
+    if isinstance(stored, int):  # a finished file's count (db.info() would check every layer row)
+        positions = stored
     else:
         from gamedb.estimate import estimate
 
