@@ -203,7 +203,7 @@ def _solve_all(game: Game[Any], writer: Writer, stage: Callable[[str], None], *,
                             pages_below=writer.pages_below, page_size=page_size,
                             page_min=writer.page_min,
                             chunk_size=chunk_size,
-                            on_progress=on_progress, on_eta=on_eta)
+                            on_progress=on_progress, on_eta=on_eta, on_stage=stage)
     stage(enumerating)
     layers = _enumerate(game, run_on)
     writer.ensure_layers({k: len(v) for k, v in layers.items()})

@@ -65,7 +65,8 @@ def build_layers(face: IndexedFace, writer: Writer, *, workers: int | Executor =
                  chunk_size: int = CHUNK_SIZE, strategies_from: int = 0, pages_below: int = 0,
                  page_size: int = PAGE_TARGET, page_min: int = 0,
                  on_progress: Progress | None = None,
-                 on_eta: Callable[[float], None] | None = None) -> IndexedRun:
+                 on_eta: Callable[[float], None] | None = None,
+                 on_stage: Callable[[str], None] | None = None) -> IndexedRun:
     """Solve and store every position of ``face`` that ``writer``'s file lacks.
 
     Args:
@@ -84,18 +85,21 @@ def build_layers(face: IndexedFace, writer: Writer, *, workers: int | Executor =
             ``strategies_from``, gaps and strategies in each page).
         on_progress: called with (positions done, positions total) after each chunk.
         on_eta: called with the seconds left after each chunk (``layer_weights``).
+        on_stage: told when a resumed build re-reads the values it stored (minutes at
+            13 cards, with no chunk solved meanwhile), and when solving starts again.
     """
     sizes = {layer: face.size(layer) for layer in face.layers()}
     writer.ensure_layers(sizes)
     run_on = Local(workers) if isinstance(workers, int) else workers
     run = _Run(face, writer, sizes, run_on, chunk_size, strategies_from, on_progress, on_eta)
+    run.on_stage = on_stage
     writer.ensure_page_layers(page_plan(face, sizes, pages_below, page_min), page_size)
     run.paged = writer.pages.layers  # as stored: a resumed layer keeps its page size
     below: Floats | None = None
     for layer in face.layers():
         if run.done.get(layer, 0) < sizes[layer]:
             if below is None and layer != min(sizes):
-                below = _stored_summary(face, writer, layer - 1, run.done.get(layer - 1, 0))
+                below = run.stored_summary(layer - 1, run.done.get(layer - 1, 0))
             below = run.layer(layer, below)
         else:
             below = None  # read from the file only if a later layer needs it
@@ -114,11 +118,23 @@ class _Run(ChunkCommitter):
         self.face, self.run_on, self.split = face, run_on, strategies_from
         self.paged: dict[int, PageLayer] = {}
         """The page layers of the build."""
+        self.on_stage: Callable[[str], None] | None = None
+        """Told when stored values are re-read (``build_layers``' ``on_stage``)."""
+
+    def stored_summary(self, layer: int, done: int) -> Floats:
+        """``_stored_summary``, announced on ``on_stage`` when there is anything to read."""
+        if not done or self.on_stage is None:
+            return _stored_summary(self.face, self.writer, layer, done)
+        self.on_stage(f"re-reading the {done:,} positions of layer {layer} stored before, "
+                      "to resume")
+        summary = _stored_summary(self.face, self.writer, layer, done)
+        self.on_stage("solving")
+        return summary
 
     def layer(self, layer: int, below: Floats | None) -> Floats:
         """Solve and store the rest of ``layer``; return its whole summary."""
         done = self.done.get(layer, 0)
-        summary = _stored_summary(self.face, self.writer, layer, done)
+        summary = self.stored_summary(layer, done)
         paged = self.paged.get(layer)
         if paged is None:
             target = self.chunk_size

@@ -62,11 +62,15 @@ class Outcome:
     e.g. ``prize=3`` for a Goofspiel draw."""
 
 
-def show_json(db: GameDB, position: Any) -> dict[str, Any]:
+def show_json(db: GameDB, position: Any, *, matrix: bool = False) -> dict[str, Any]:
     """Return what ``gamedb show --json`` prints for ``position`` (text or state).
 
+    With ``matrix`` a decision position also carries ``matrix``: player 1's expected
+    value of every pair of actions (rows: player 1's ``actions``, columns: player 2's),
+    the stage game the build solved (left out where ``moves`` is).
+
     ``moves`` is left out where the file lacks a successor (the last layer of an opening
-    book, an unfinished build).
+    book, an unfinished build). Before a chance draw each draw carries its ``value``.
 
     Raises:
         GameError: the text is not a valid position of the file's game.
@@ -79,7 +83,17 @@ def show_json(db: GameDB, position: Any) -> dict[str, Any]:
         moves: dict[int, list[MoveValue]] | None = move_values(db, state, entry)
     except NotSolved:  # a successor is not in the file: an opening book's last layer
         moves = None
-    return position_json(game, state, entry, moves)
+    shown = position_json(game, state, entry, moves)
+    if matrix and moves is not None and any(moves.values()):
+        shown["matrix"] = _stage_matrix(db, state).tolist()
+    if (draws := game.chance(state)) is not None:
+        try:
+            values = successor_values(db, [s for _, s in draws])
+        except NotSolved:  # below an opening book: the draws' values are not stored
+            return shown
+        for outcome, (_, s) in zip(shown["chance"], draws):
+            outcome["value"] = values[s]
+    return shown
 
 
 def position_json(game: Game[Any], state: Any, entry: Entry,

@@ -183,11 +183,15 @@ def _too_big(position: str, count: SubgameCount, limit: int) -> str:
     last = list(count.layers)[-1]
     each = [f"{n:,}" for n in count.layers.values()]
     sizes = " + ".join(each if len(each) <= 6 else [*each[:3], "...", *each[-2:]])
-    below = (f"up to {count.next_at_most:,} more from layer {last}'s moves"
-             if count.positions <= limit else "more below")
+    start = list(count.layers)[0]
+    if count.positions <= limit:  # the next layer was not counted: its bound is the reason
+        return (f"too many positions below {position} to solve here: {count.positions:,} by "
+                f"layer from {start} down ({sizes}), and layer {last}'s moves lead to up to "
+                f"{count.next_at_most:,} more, past --max-positions {limit:,}; raise it to "
+                f"solve anyway (roughly {SOLVED_PER_SECOND:,} positions a second)")
     return (f"too many positions below {position} to solve here: at least "
-            f"{count.positions:,} (by layer from {list(count.layers)[0]} down: {sizes}; "
-            f"{below}), over --max-positions {limit:,}; raise it to solve anyway (roughly "
+            f"{count.positions:,} (by layer from {start} down: {sizes}; more below), over "
+            f"--max-positions {limit:,}; raise it to solve anyway (roughly "
             f"{SOLVED_PER_SECOND:,} positions a second)")
 
 

@@ -108,3 +108,29 @@ def test_a_book_of_an_impartial_game_keeps_the_grundy_values_of_its_layers(built
         assert kept == big.execute(query, (12 << 48,)).fetchall() and len(kept) == book.positions
     with open_db(book.path) as db:
         assert db.probe("heaps=1,3,5,6 mover=2").grundy == 1
+
+
+SHIPPED_BOOK = Path(__file__).resolve().parents[1] / "data" / (
+    "goofspiel_num_cards=13_points_order=random_returns_type=point_difference_ties=discard"
+    ".book.shipped.sqlite")
+BELOW = ("hand1=3,4,5,6,7,8,9,10,11,12,13 hand2=1,2,3,4,5,6,8,9,10,12,13 "
+         "prizes=1,3,4,6,8,9,10,11,12,13 prize=5 diff=-9")
+
+
+def test_show_below_the_shipped_book_suggests_no_command_that_is_refused() -> None:
+    result = CliRunner().invoke(cli, ["show", str(SHIPPED_BOOK), BELOW])
+    assert result.exit_code == 1 and "opening book" in result.stderr
+    assert "gamedb solve" not in result.stderr and "too many positions below it" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_show_below_a_small_book_still_suggests_solve(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    book = make_book(built(SPEC), tmp_path / "g6.book.sqlite", 5).path
+    result = CliRunner().invoke(cli, ["show", book, "hand1=1,2,3 hand2=4,5,6 prizes=1,2 prize=3 diff=0"])
+    assert result.exit_code == 1 and "try: gamedb solve" in result.stderr, result.output
+
+
+def test_info_on_a_book_says_it_is_one() -> None:
+    result = CliRunner().invoke(cli, ["info", str(SHIPPED_BOOK)])
+    assert result.exit_code == 0 and "opening book" in result.stdout
+    assert "layer 12 and up" in result.stdout and "g13.sqlite" in result.stdout

@@ -200,3 +200,32 @@ def test_a_damaged_key_list_is_one_line_for_readers_and_the_builder(pair: tuple[
         result = CliRunner().invoke(cli, args)
         assert result.exit_code == 1 and "Traceback" not in result.output, args
         assert "a key list does not decode" in result.output, args
+
+
+def _interrupted_build(path: Path) -> None:
+    """A 6-card point-difference build stopped by Ctrl-C after three chunks."""
+    done: list[int] = []
+
+    def stop_after_three(solved: int, total: int) -> None:
+        done.append(solved)
+        if len(done) == 3:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        build(POINTS.format(n=6), path, pages_below=6, strategies_from=6, page_size=50,
+              chunk_size=50, on_progress=stop_after_three)
+
+
+def test_a_resumed_build_says_it_is_re_reading_what_is_stored(tmp_path: Path) -> None:
+    _interrupted_build(tmp_path / "cut.sqlite")
+    stages: list[str] = []
+    build(POINTS.format(n=6), tmp_path / "cut.sqlite", strategies_from=6, on_stage=stages.append)
+    reading = [s for s in stages if s.startswith("re-reading")]
+    assert reading and "positions" in reading[0] and "to resume" in reading[0], stages
+    assert stages.index(reading[0]) < len(stages) - 1  # solving follows
+
+
+def test_info_after_ctrl_c_says_no_build_is_running_and_shows_no_eta(tmp_path: Path) -> None:
+    _interrupted_build(tmp_path / "cut.sqlite")
+    result = CliRunner().invoke(cli, ["info", str(tmp_path / "cut.sqlite")])
+    assert result.exit_code == 0 and "ETA" not in result.stdout, result.stdout
+    assert "no build is running" in result.stdout and "to resume" in result.stdout

@@ -59,7 +59,7 @@ def test_show_reports_strategies_in_real_cards(tmp_path: Path) -> None:
     assert code == 0 and shown["value"] == 1.0
     assert set(shown["strategy"]["1"]) <= {"4", "5"} and set(shown["strategy"]["2"]) <= {"1", "2"}
     code, out, _ = run("show", db, "hand1=1,3,5 hand2=2,3,4 pot=0 diff=0")
-    assert code == 0 and "player 1" in out and "card" in out
+    assert code == 0 and "p1 prob" in out and "card" in out
 
 
 @pytest.mark.parametrize("args, message", [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -65,11 +66,59 @@ def test_key_lists_each_players_own_cards_only() -> None:
                                   ["2", "2", "4", "2"], ["2", "2", "8", "4"]]
 
 
-def _rows(out: str) -> dict[str, list[str]]:
-    """The action table of ``show``: first column -> the players' columns."""
+def _table(out: str) -> dict[str, dict[str, str]]:
+    """The action table of ``show``: first column -> {column header: cell}."""
     lines = out.splitlines()
-    header = next(i for i, line in enumerate(lines) if line.endswith("player 1  player 2"))
-    return {cells[0]: cells[1:] for cells in (line.split() for line in lines[header + 1:])}
+    at = next(i for i, line in enumerate(lines) if "p1 prob" in line)
+    headers = re.split(r"\s{2,}", lines[at].strip())
+    rows = [re.split(r"\s{2,}", line.strip()) for line in lines[at + 1:]]
+    return {row[0]: dict(zip(headers[1:], row[1:])) for row in rows if len(row) == len(headers)}
+
+
+def _rows(out: str) -> dict[str, list[str]]:
+    """The action table of ``show``: first column -> the players' probabilities."""
+    return {name: [cells["p1 prob"], cells["p2 prob"]] for name, cells in _table(out).items()}
+
+
+def test_show_start_of_goofspiel_says_a_chance_draw_is_next_with_each_draws_value(built) -> None:  # type: ignore[no-untyped-def]
+    db = str(built("goofspiel(num_cards=4)"))
+    code, out, _ = run("show", db, "start")
+    assert code == 0 and "a chance draw is next" in out and "game is over" not in out
+    code, js, _ = run("show", db, "start", "--json")
+    draws = json.loads(js)["chance"]
+    assert [d["label"] for d in draws] == ["prize=1", "prize=2", "prize=3", "prize=4"]
+    for draw in draws:
+        code, each, _ = run("show", db, draw["position"], "--json")
+        assert draw["value"] == pytest.approx(json.loads(each)["value"], abs=1e-9)
+        line = next(x for x in out.splitlines() if x.split()[:1] == [draw["label"]])
+        assert line.split()[1:] == ["0.2500", f"{round(draw['value'], 6) + 0.0:+.6f}"]
+
+
+def test_show_gives_each_moves_value_and_loss_so_every_winning_nim_move_shows(built) -> None:  # type: ignore[no-untyped-def]
+    db = str(built("nim(heaps=4-5-6)"))  # xor 7: one winning move on each heap
+    code, out, _ = run("show", db, "start")
+    table = _table(out)
+    winning = sorted(name for name, cells in table.items() if cells["p1 loss"] == "0.0000")
+    assert code == 0 and len(winning) == 3, out
+    assert all(table[name]["p1 value"] == "+1.0000" for name in winning)
+    assert all(cells["p1 value"] == "-1.0000" and cells["p1 loss"] == "2.0000"
+               for name, cells in table.items() if name not in winning and name != "pass")
+    assert table["pass"]["p2 value"] == "-1.0000"  # player 2's own point of view
+
+
+def test_show_loss_is_never_negative_and_values_are_each_players_own(built) -> None:  # type: ignore[no-untyped-def]
+    db = str(built("jujitsu(num_cards=6)"))
+    position = "hand1=1,3,5 hand2=2,4,6 pot=0 diff=1"
+    code, out, _ = run("show", db, position)
+    moves = json.loads(run("show", db, position, "--json")[1])["moves"]
+    table = _table(out)
+    for player in (1, 2):
+        for move in moves[str(player)]:
+            cells = table[move["name"]]
+            own = move["value"] if player == 1 else -move["value"]
+            assert float(cells[f"p{player} value"]) == pytest.approx(own, abs=1e-4)
+            assert float(cells[f"p{player} loss"]) == pytest.approx(move["loss"], abs=1e-4)
+            assert not cells[f"p{player} loss"].startswith("-")
 
 
 def test_show_lists_every_legal_card_even_at_probability_zero(built) -> None:  # type: ignore[no-untyped-def]
@@ -104,18 +153,26 @@ def test_show_names_the_tictoe_pass_apart_from_cell_0(built) -> None:  # type: i
     assert json.loads(out)["actions"] == {"1": [0, 1, 2, 3], "2": [0]}
 
 
-def test_play_offers_the_pass_by_name(built) -> None:  # type: ignore[no-untyped-def]
+def test_play_never_asks_the_player_to_type_a_pass(built) -> None:  # type: ignore[no-untyped-def]
     db = str(built("tictoe"))
-    result = CliRunner().invoke(cli, ["play", db, "--seat", "2", "--seed", "1"], input="?\npass\n")
-    assert result.exit_code == 0 and "your cell (pass; ? explains, quit ends)>" in result.stdout
-    assert "player 2 plays pass: 1.000" in result.stdout
-    assert "you played pass, the equilibrium played 0" in result.stdout
+    result = CliRunner().invoke(cli, ["play", db, "--seat", "2", "--seed", "1"],
+                                input="?\n" + "0\n1\n2\n3\n" * 2)
+    assert result.exit_code == 0 and "Game over" in result.stdout, result.output
+    assert "(pass;" not in result.stdout and "your cell (" in result.stdout
+    assert "you pass" in result.stdout and "player 2 plays pass: 1.000" in result.stdout
+
+
+def test_play_plays_a_forced_last_card_by_itself(built) -> None:  # type: ignore[no-untyped-def]
+    db = str(built("jujitsu(num_cards=3)"))
+    result = CliRunner().invoke(cli, ["play", db, "--seed", "2"], input="1\n2\n")
+    assert result.exit_code == 0 and "Game over after 3 rounds" in result.stdout, result.output
+    assert result.stdout.count("your card (") == 2 and "your only card: 3" in result.stdout
 
 
 def test_nim_names_the_pass_of_the_player_not_on_move(built) -> None:  # type: ignore[no-untyped-def]
     code, out, _ = run("show", str(built("nim(heaps=1-2)")), "heaps=1,2 mover=2")
     rows = _rows(out)
-    assert code == 0 and rows["pass"][0] == "1.0000" and set(rows) == {"pass", "101", "201", "202"}
+    assert code == 0 and rows["pass"][0] == "1.0000" and set(rows) == {"pass", "take 1 from heap 1", "take 1 from heap 2", "take 2 from heap 2"}
 
 
 def test_show_prints_the_grundy_value_of_impartial_families_only(built) -> None:  # type: ignore[no-untyped-def]
@@ -128,3 +185,17 @@ def test_show_prints_the_grundy_value_of_impartial_families_only(built) -> None:
     assert json.loads(run("show", hb, "start", "--json")[1])["grundy"] == 1  # a triangle
     code, out, _ = run("show", juj, "start", "--json")
     assert code == 0 and "grundy" not in json.loads(out) and "grundy" not in run("show", juj, "start")[1]
+
+
+def test_progress_into_a_log_is_whole_lines_without_carriage_returns(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run([sys.executable, "-m", "gamedb", "build", "jujitsu(num_cards=6)",
+                           "--db", str(tmp_path / "j6.sqlite"), "--workers", "1"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "\r" not in done.stderr and "states" in done.stderr, repr(done.stderr)
+    assert all(line.strip() for line in done.stderr.splitlines())

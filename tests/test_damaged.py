@@ -53,7 +53,8 @@ DAMAGES = {  # name: (SQL, commands that must fail)
     "value not a number": (f"UPDATE states SET value = 'abc' WHERE key = {ROOT}", READ_ROOT),
     "gap not a number": (f"UPDATE states SET gap = 'abc' WHERE key = {ROOT}", READ_ROOT),
     "successor value not a number": (
-        f"UPDATE states SET value = 'abc' WHERE key = {CHILD}", {"verify", "export", "match"}),
+        f"UPDATE states SET value = 'abc' WHERE key = {CHILD}",
+        {"verify", "export", "match", "show"}),  # show reads the start's successors' values
     "layers table missing": ("DROP TABLE layers", EVERY),
     "states table missing": ("DROP TABLE states", EVERY),
     "positions view missing": ("DROP VIEW positions", EVERY),

@@ -269,3 +269,9 @@ def test_the_project_docs_stand_alone_and_name_their_architecture_page() -> None
     pages = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
     assert not [p.name for p in pages if "../shared" in p.read_text()]
     assert "docs/architecture.md" in (ROOT / "README.md").read_text()
+
+
+def test_the_play_page_s_python_example_runs_with_its_imports() -> None:
+    code = re.findall(r"```python\n(.*?)```", (DOCS / "play.md").read_text(), re.S)
+    assert code and "from gamedb.play.evaluate import" in code[0]
+    exec(compile(code[0], "docs/play.md python block", "exec"), {"__name__": "__play_md__"})

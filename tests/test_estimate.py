@@ -127,3 +127,27 @@ def test_win_loss_goofspiel_up_to_ten_cards_is_estimated_for_the_indexed_builder
     ten = estimate(load_game("goofspiel(num_cards=10)"))  # 2.54 GB measured
     assert 2.0e9 < ten.disk_bytes < 3.5e9
     assert not estimate(load_game("goofspiel(num_cards=13)")).exact
+
+
+def test_estimate_says_whether_the_build_would_be_refused_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gamedb.estimate as module
+    monkeypatch.setattr(module, "available_memory", lambda: 2 * 2**30)
+    result = CliRunner().invoke(cli, ["build", "goofspiel(num_cards=13)", "--estimate"])
+    assert result.exit_code == 0 and "refused here" in result.output and "--force" in result.output
+    monkeypatch.setattr(module, "available_memory", lambda: 64 * 2**40)
+    result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=8)", "--estimate"])
+    assert result.exit_code == 0 and "fits" in result.output and "refused" not in result.output
+
+
+def test_the_estimates_in_the_readme_and_docs_are_what_the_tool_prints() -> None:
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    line = next(x for x in readme.splitlines() if "--estimate" in x and x.startswith("gamedb build"))
+    assert "point_difference" in line  # the headline's game, not win/loss (50 TiB, refused)
+    doc = (root / "docs" / "estimate.md").read_text()
+    block = doc.split("$ gamedb build ", 1)[1].split("```", 1)[0]
+    spec = block.split('"')[1]
+    result = CliRunner().invoke(cli, ["build", spec, "--estimate"])
+    printed = {x.split(None, 1)[0]: x for x in result.output.splitlines()[:5]}
+    for shown in block.splitlines()[1:6]:  # spec, positions, memory, disk, time
+        assert shown.strip() == printed[shown.split(None, 1)[0]].strip(), (shown, result.output)

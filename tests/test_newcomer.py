@@ -177,6 +177,15 @@ def test_commas_between_position_fields_get_a_hint(j4: Path) -> None:
     assert "fields are separated by spaces" in one_line(err)
 
 
+@pytest.mark.parametrize("args", [["show", "J4", "hand1=1,3", "hand2=2,4", "pot=0", "diff=0"],
+                                  ["solve", "jujitsu(num_cards=4)", "hand1=1,3", "hand2=2,4"],
+                                  ["key", "jujitsu(num_cards=4)", "hand1=1,3", "hand2=2,4"]])
+def test_an_unquoted_position_gets_a_hint_to_quote_it(j4: Path, args: list[str]) -> None:
+    code, _, err = run(*[str(j4) if a == "J4" else a for a in args])
+    assert code == 2 and "unexpected extra argument" in err
+    assert 'quote the position: "hand1=1,3 hand2=2,4' in err.splitlines()[-1]
+
+
 @pytest.mark.parametrize("spec, position, message", [
     ("jujitsu(num_cards=6)", "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0",
      "pot=1 diff=0 cannot happen when player 1 played 2,4,6 and player 2 1,3,5: no play "

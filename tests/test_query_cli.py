@@ -192,3 +192,35 @@ def test_export_of_a_damaged_grundy_row_is_one_line(built, tmp_path: Path) -> No
     code, out, err = run("export", str(db), "--quiet")
     assert code == 1 and len(err.strip().splitlines()) == 1
     assert "the Grundy value 'x' is not a non-negative integer" in err
+
+
+#: Rows without end: a command that reads all before printing never prints one.
+_ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c"
+
+
+@pytest.mark.parametrize("form", [[], ["--csv"], ["--json"]])
+def test_sql_streams_rows_and_stops_quietly_when_the_reader_does(form: list[str]) -> None:
+    import os
+    import subprocess
+    import sys
+
+    shipped = Path(__file__).resolve().parents[1] / "data" / "jujitsu_num_cards=8_ties=carry.shipped.sqlite"
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    process = subprocess.Popen([sys.executable, "-m", "gamedb", "sql", str(shipped), _ENDLESS,
+                                *form], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=env)
+    assert process.stdout is not None
+    import threading
+
+    guard = threading.Timer(60, process.kill)  # a command that never prints: fail, not hang
+    guard.start()
+    try:
+        lines = [process.stdout.readline() for _ in range(3)]  # what `| head -3` reads
+        assert all(lines) and b"1" in b"".join(lines)
+        process.stdout.close()  # head exits: the next write meets a broken pipe
+        _, err = process.communicate(timeout=60)
+    finally:
+        guard.cancel()
+        process.kill()
+    assert b"Traceback" not in err and b"Broken pipe" not in err, err.decode()
+    assert process.returncode in (0, 1, -13, 141), err.decode()

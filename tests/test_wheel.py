@@ -67,7 +67,7 @@ def test_the_installed_wheel_builds_and_upgrades_files_with_its_own_migrations(t
     assert all(Path(p).is_relative_to(venv_lib) for p in where), where
     assert (Path(where[1]) / "versions" / "0006_pages.py").is_file()
     page = ("import importlib.resources as r; print(all(r.files('gamedb.web').joinpath("
-            "'static', n).is_file() for n in ('index.html', 'explorer.js', 'explorer.css')))")
+            "'static', n).is_file() for n in ('index.html', 'explorer.js', 'board.js', 'explorer.css')))")
     assert _run(python, "-c", page, cwd=tmp_path).strip() == "True"  # gamedb serve's page
 
     _run(gamedb, "build", "jujitsu(num_cards=4)", "--db", "x.sqlite", "--quiet", cwd=tmp_path)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import re
 import signal
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar
@@ -83,11 +84,27 @@ class _Group(click.Group):
             click.echo("interrupted", err=True)
             ctx.exit(130)
         except click.UsageError as exc:  # e.g. a 100,000-digit --port: quote it cut short
-            setattr(exc, "message", _cut_short(exc.message))  # click marks it Final
-            raise
+            setattr(exc, "message", _cut_short(exc.message + _quote_hint(exc)))
+            raise  # (click marks ``message`` Final)
         finally:
             if self._program:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _quote_hint(exc: click.UsageError) -> str:
+    """A hint for a position typed without quotes: its fields arrive as extra arguments.
+
+    Returns the text to append to click's "Got unexpected extra argument" ('' otherwise).
+    """
+    if not exc.message.startswith("Got unexpected extra argument"):
+        return ""
+    first = exc.ctx.params.get("position") if exc.ctx is not None else None
+    extra = re.search(r"\((.*)\)$", exc.message)
+    words = [str(first or ""), *(extra.group(1).split() if extra else [])]
+    fields = [w for w in words if re.fullmatch(r"[a-z_]+[0-9]?=\S*", w)]
+    if len(fields) < 2:
+        return ""
+    return (f"; a position is one argument, quote the position: \"{' '.join(fields)}\"")
 
 
 def _cut_short(message: str) -> str:
@@ -128,8 +145,13 @@ class _Bar:
         if self._bar is None:
             from tqdm import tqdm  # ~60 ms: only when a bar is shown
 
-            self._bar = tqdm(unit=f" {self._unit}", dynamic_ncols=True, leave=False,
-                             initial=done, total=total)
+            if sys.stderr.isatty():
+                self._bar = tqdm(unit=f" {self._unit}", dynamic_ncols=True, leave=False,
+                                 initial=done, total=total)
+            else:  # a log: whole lines now and then (the result line says how it ended)
+                self._bar = tqdm(unit=f" {self._unit}", file=_Lines(sys.stderr), ncols=100,
+                                 mininterval=_LOG_SECONDS, leave=False, initial=done,
+                                 total=total)
         return self._bar
 
     def __call__(self, done: int, total: int | None) -> None:
@@ -160,6 +182,26 @@ class _Bar:
         """Clear the bar from the screen (before the result or an error is printed)."""
         if self._bar is not None:
             self._bar.close()
+
+
+#: Seconds between progress lines written to a log (stderr not a terminal).
+_LOG_SECONDS = 30.0
+
+
+class _Lines:
+    """A file for tqdm that turns its redraws (``\\r`` + text) into whole lines: a log
+    gets one line per update instead of carriage-return fragments."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def write(self, text: str) -> None:
+        line = text.replace("\r", "").rstrip()
+        if line:
+            self._stream.write(line + "\n")
+
+    def flush(self) -> None:
+        self._stream.flush()
 
 
 @contextmanager

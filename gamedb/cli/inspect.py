@@ -30,21 +30,33 @@ def info(db_path: Path, as_json: bool) -> None:
     from gamedb.explore import info_json
     from gamedb.store import open_db
 
+    from gamedb.store.lock import build_running
+
     with open_db(db_path) as db:
         summary = db.info()
-    click.echo(json.dumps(info_json(summary), indent=2) if as_json else _info_table(summary))
+    running = summary.status != "complete" and build_running(db_path) is not False
+    click.echo(json.dumps(info_json(summary), indent=2) if as_json
+               else _info_table(summary, running))
 
 
-def _info_table(info: DBInfo) -> str:
+def _info_table(info: DBInfo, running: bool = True) -> str:
     root = "-" if info.root_value is None else signed(info.root_value)
     head = [f"spec        {info.spec}", f"status      {info.status}",
             f"states      {info.done:,} / {info.states:,}", f"root value  {root}", ""]
+    book, source = info.meta.get("book_from_layer"), info.meta.get("book_source")
+    if book is not None:
+        made = f" of {source['name']}" if isinstance(source, dict) and "name" in source else ""
+        head[-1:] = [f"book        an opening book{made}: layer {book} and up, verified "
+                     "there; positions below it are not in this file", ""]
     precision = info.meta.get("precision")
     if isinstance(precision, dict) and isinstance(precision.get("max_error"), float):
         head[-1:] = [f"precision   page values {precision.get('page_values')}, largest error "
                      f"{precision['max_error']:.1e} (gamedb ship --precision)", ""]
     progress = info.progress
-    if info.status != "complete" and progress:
+    if info.status != "complete" and not running:
+        head[1] = (f"status      {info.status}, stopped: no build is running (run the same "
+                   "build command to resume)")
+    elif info.status != "complete" and progress:
         head[-1:] = [f"progress    layer {progress.layer}: {progress.layer_done:,} / "
                      f"{progress.layer_states:,}; {progress.rate:,.0f} states/s; "
                      f"ETA {progress.eta_seconds:,.0f} s (as of the last chunk)", ""]
@@ -74,19 +86,15 @@ def show(db_path: Path, position: str, as_json: bool) -> None:
         gamedb show j8.sqlite "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0"
         gamedb show j8.sqlite start --json
     """
-    from gamedb.store import NotSolved, open_db
-
     from gamedb.explore import show_json
+    from gamedb.store import NotSolved, open_db
 
     with open_db(db_path) as db:
         try:
-            if as_json:
-                click.echo(json.dumps(show_json(db, position)))
-                return
-            entry = db.probe(position)
+            shown = show_json(db, position)
         except NotSolved as exc:  # e.g. a position no play reaches: solve it on its own
             raise click.ClickException(f"{exc}; {_solve_hint(db.game, position)}") from None
-        click.echo(_entry_text(db.game, entry, position, as_json=False))
+    click.echo(json.dumps(shown) if as_json else position_text(shown))
 
 
 #: ``gamedb.subgame.MAX_POSITIONS``, written out so that ``solve --help`` need not import
@@ -118,48 +126,77 @@ def solve_command(spec: str, position: str, max_positions: int, as_json: bool,
         gamedb solve "goofspiel(num_cards=13)" "hand1=5,7,10 hand2=6,7,8 prizes=4,6 prize=11 diff=-7"
         gamedb solve "jujitsu(num_cards=8)" "hand1=1,3,5 hand2=2,4,6 pot=1 diff=0" --json
     """
-    from gamedb.subgame import solve_json, solve_position
+    from gamedb.subgame import solve_json
 
     with progress_bar(quiet or not sys.stderr.isatty(), "states", warm_up=True) as bar:
         stage = bar.stage if bar else None
-        if as_json:  # exactly what show --json prints, moves' values included
-            shown = json.dumps(solve_json(spec, position, max_positions=max_positions,
-                                          on_progress=bar, on_stage=stage))
-        else:
-            game, entry = solve_position(spec, position, max_positions=max_positions,
-                                         on_progress=bar, on_stage=stage)
-            shown = _entry_text(game, entry, position, as_json=False)
-    click.echo(shown)
+        shown = solve_json(spec, position, max_positions=max_positions, on_progress=bar,
+                           on_stage=stage)  # exactly what show prints, moves' values included
+    click.echo(json.dumps(shown) if as_json else position_text(shown))
 
 
 def _solve_hint(game: Game[Any], position: str) -> str:
-    """``try: gamedb solve "SPEC" "POSITION"``, the position as ``show`` writes it."""
-    text = game.format_position(game.parse_position(position))
-    return f'try: gamedb solve "{game.spec}" "{text}"'
+    """``try: gamedb solve "SPEC" "POSITION"`` (the position as ``show`` writes it) where
+    that command would solve it; else say that only a file of the game answers it."""
+    from gamedb.subgame import MAX_POSITIONS, count_subgame
+
+    state = game.parse_position(position)
+    count = count_subgame(game.subgame(state), MAX_POSITIONS)
+    if not count.complete:
+        return ("too many positions below it to solve on demand: a file of the whole game "
+                "answers it")
+    return f'try: gamedb solve "{game.spec}" "{game.format_position(state)}"'
 
 
-def _entry_text(game: Game[Any], entry: Entry, position: str, as_json: bool = False) -> str:
-    """The table of both players' moves that ``show`` and ``solve`` print."""
-    from gamedb.games.base import named_actions
+def position_text(shown: dict[str, Any]) -> str:
+    """The text ``show`` and ``solve`` print for a position's JSON (``show --json``):
+    value, then the chance draws with their values, or both players' moves with
+    probability, value and loss (each player's own point of view)."""
+    head = [shown["spec"], f"position  {shown['position']}", f"value     {signed(shown['value'])}"]
+    if "grundy" in shown:  # an impartial family
+        grundy = shown["grundy"]
+        head.append(f"grundy    {grundy} ({'the mover wins' if grundy else 'the mover loses'})")
+    if shown["payoff"] is not None:
+        return "\n".join(head + [f"(the game is over: player 1's payoff {shown['payoff']:+g})"])
+    if shown["chance"]:
+        return "\n".join(head + ["(a chance draw is next: each draw, its probability and "
+                                  "player 1's value after it)", ""]) + _draws_table(shown["chance"])
+    return "\n".join(head + [""]) + _moves_table(shown)
 
-    del as_json  # JSON is gamedb.explore's (show_json, solve_json)
-    return _entry_table(game.spec, entry, game.action_noun,
-                        named_actions(game, game.parse_position(position)))
+
+def _draws_table(draws: list[dict[str, Any]]) -> str:
+    rows = [(d["label"] or d["position"], f"{d['prob']:.4f}",
+             signed(d["value"]) if "value" in d else "?") for d in draws]
+    return table(("draw", "prob", "value"), rows)
 
 
-def _entry_table(spec: str, entry: Entry, noun: str, actions: dict[int, dict[int, str]]) -> str:
-    head = [f"{spec}", f"position  {entry.position}", f"value     {signed(entry.value)}"]
-    if entry.grundy is not None:  # an impartial family
-        head.append(f"grundy    {entry.grundy} ({'the mover wins' if entry.grundy else 'the mover loses'})")
-    if not any(actions.values()):
-        return "\n".join(head + ["(no moves here: the game is over or a chance draw is next)"])
-    cells: dict[str, list[str]] = {}  # action name -> (player 1's, player 2's) probability
+def _moves_table(shown: dict[str, Any]) -> str:
+    """Both players' legal moves: probability, and where the file has the successors,
+    value (the player's own expected payoff against the other's equilibrium) and loss
+    (what the move gives up against the player's best, >= 0)."""
+    moves = shown.get("moves")
+    columns = ("prob", "value", "loss") if moves is not None else ("prob",)
+    cells: dict[str, list[str]] = {}  # move name -> both players' columns
     for player in (1, 2):
-        strategy = entry.strategies.get(player, {})
-        for action, name in actions[player].items():
-            cells.setdefault(name, ["-", "-"])[player - 1] = f"{strategy.get(action, 0.0):.4f}"
-    rows = [(name, *cells[name]) for name in sorted(cells, key=_numbers_first)]
-    return "\n".join(head + [""]) + table((noun, "player 1", "player 2"), rows)
+        key = str(player)
+        judged = {m["action"]: m for m in moves[key]} if moves is not None else {}
+        for action in shown["actions"][key]:
+            name = shown["names"][key][str(action)]
+            row = cells.setdefault(name, ["-"] * 2 * len(columns))
+            at = (player - 1) * len(columns)
+            row[at] = f"{shown['strategy'].get(key, {}).get(str(action), 0.0):.4f}"
+            if action in judged:
+                own = judged[action]["value"] * (1 if player == 1 else -1)
+                row[at + 1:at + 3] = [signed(own, 4), f"{judged[action]['loss'] + 0.0:.4f}"]
+    headers = (shown["noun"], *(f"p{p} {c}" for p in (1, 2) for c in columns))
+    order = {name: i for i, name in enumerate(cells)}  # words in the game's own order
+    rows = [(name, *cells[name])
+            for name in sorted(cells, key=lambda n: (*_numbers_first(n)[:2], order[n]))]
+    note = ("value: the player's own expected payoff when it plays the move and the other "
+            "its equilibrium strategy; loss: what the move gives up against the player's best"
+            if moves is not None else "(the moves' values are not in this file: the "
+            "positions they lead to are not stored, e.g. below an opening book's last layer)")
+    return table(headers, rows) + "\n" + note
 
 
 def _numbers_first(name: str) -> tuple[bool, int, str]:

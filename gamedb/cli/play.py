@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sys
@@ -50,8 +51,8 @@ _QUIET = click.option("--quiet", is_flag=True, help="No progress bar on stderr."
 @click.argument("agent2")
 @_DB_OPTION
 @click.option("--exact", is_flag=True,
-              help="Changes nothing: the outcome is exact unless --games is given (kept for "
-                   "scripts; refused with --games).")
+              help="Evaluate exactly even a game too big for it (refused otherwise, up front: "
+                   "minutes and gigabytes past 30,000 positions); refused with --games.")
 @click.option("--games", type=click.IntRange(1), help="Simulate this many games instead.")
 @click.option("--seed", type=int, help="Seed of the simulation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
@@ -78,6 +79,9 @@ def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bo
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         a, b = make_agent(agent1, game, db), make_agent(agent2, game, db)
+        if games is None and not exact:
+            _check_exact(game, db, [(a, b)], "simulate with --games 2000 (seconds), or "
+                                             "insist with --exact")
         unit = "games" if games else "positions"
         with progress_bar(quiet, unit) as on_progress:
             result = play_match(game, a, b, games=games, seed=seed, on_progress=on_progress)
@@ -121,6 +125,9 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         players = [make_agent(name, game, db) for name in names]
+        if not simulate:
+            _check_exact(game, db, list(itertools.combinations(players, 2)),
+                         "play seeded games with --simulate (--seed S)")
         with progress_bar(quiet, "pairings") as on_progress:
             series = round_robin(game, players, series_lengths, seed=seed,
                                  simulate_games=simulate, on_progress=on_progress)
@@ -210,6 +217,22 @@ def plot_heatmap_command(db_path: Path, x_axis: str, y_axis: str, fixed: tuple[s
     click.echo(f"wrote {plot_heatmap(grid, path)}")
 
 
+def _check_exact(game: Any, db: GameDB | None, pairs: list[tuple[Any, Any]], instead: str) -> None:
+    """Refuse up front an exact evaluation too big to walk (``check_exact``), counting
+    the positions from the file (or the estimate, without one)."""
+    from gamedb.play.evaluate import check_exact
+
+    stored = db.meta.get("states") if db is not None else None
+    if isinstance(stored, int):  # a finished file's count (db.info() would check every layer row)
+        positions = stored
+    else:
+        from gamedb.estimate import estimate
+
+        positions = estimate(game).positions
+    for a, b in pairs:
+        check_exact(game, a, b, positions, instead=instead)
+
+
 def _open_game(stack: ExitStack, target: str, db_path: Path | None) -> tuple[Any, GameDB | None]:
     """Return the game and database of a first argument that is a DB file or a SPEC.
 
@@ -266,15 +289,23 @@ def _fmt(value: Any) -> str:
 def _series_table(series: Series) -> str:
     kind = "expected totals" if series.exact else "simulated"
     head = f"Round robin, {series.games} games per pairing ({kind}, half in each seat)"
-    rows = [(s.agent, _num(s.points_for), _num(s.points_against),
+    rows = [(s.agent, _num(s.payoff), _num(s.points_for), _num(s.points_against),
              _num(s.points_for - s.points_against), _num(s.wins), _num(s.draws),
              _num(s.losses), ", ".join(s.beat) or "-") for s in series.standings]
     names = [s.agent for s in series.standings]
-    cell = {(p.agent, p.opponent): _num(p.points_for - p.points_against) for p in series.pairs}
-    grid = [(a, *(cell.get((a, b), "") for b in names)) for a in names]
-    return "\n".join([head, table(("agent", "for", "against", "diff", "wins", "draws",
-                                   "losses", "beat"), rows), "",
-                      "points difference, row vs column:", table(("", *names), grid)])
+    grids = []
+    for what in ("payoff", "points difference"):
+        cell = {(p.agent, p.opponent): _num(p.payoff if what == "payoff"
+                                            else p.points_for - p.points_against)
+                for p in series.pairs}
+        grids += ["", f"{what}, row vs column:",
+                  table(("", *names), [(a, *(cell.get((a, b), "") for b in names))
+                                       for a in names])]
+    note = ("beat: the opponents against which the agent's payoff (the game's own: with "
+            "win/loss returns +1 a win, -1 a loss) is positive; for, against and diff "
+            "count points")
+    return "\n".join([head, table(("agent", "payoff", "for", "against", "diff", "wins",
+                                   "draws", "losses", "beat"), rows), note, *grids])
 
 
 def _series_json(series: Series) -> dict[str, Any]:

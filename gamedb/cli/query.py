@@ -50,19 +50,65 @@ def sql(db_path: Path, query: str, as_json: bool, as_csv: bool, pages: bool | No
     if paged and not pages and reads_positions(query) \
             and (note := page_layers_note(db_path)) is not None:
         click.echo(note, err=True)
-    with progress_bar(not (pages and paged), "page positions read") as on_progress, \
-            run_query(db_path, query, pages=bool(pages and paged),
-                      on_progress=on_progress) as (columns, rows):
-        if on_progress is not None:
-            on_progress.close()  # the positions are read: the bar leaves before the rows
-        if as_json:
-            _echo_json(columns, rows)
-        elif as_csv:
-            writer = csv.writer(sys.stdout, lineterminator="\n")
-            writer.writerow(columns)
-            writer.writerows(rows)
-        else:
-            click.echo(table(tuple(columns), [tuple(_cell(v) for v in r) for r in rows]))
+    try:
+        with progress_bar(not (pages and paged), "page positions read") as on_progress, \
+                run_query(db_path, query, pages=bool(pages and paged),
+                          on_progress=on_progress) as (columns, rows):
+            if on_progress is not None:
+                on_progress.close()  # the positions are read: the bar leaves before the rows
+            if as_json:
+                _echo_json(columns, rows)
+            elif as_csv:
+                writer = csv.writer(sys.stdout, lineterminator="\n")
+                writer.writerow(columns)
+                for row in rows:  # row by row: `| head` reads the first at once
+                    writer.writerow(row)
+            else:
+                _echo_table(columns, rows)
+            sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into head: stop quietly, like other tools
+        _quiet_stdout()
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null after a broken pipe, so that the interpreter's
+    last flush at exit finds nothing to complain about (the Python docs' recipe)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+#: Rows per block of the streamed table: its column widths are those of the rows so far.
+_BLOCK = 1000
+
+
+def _echo_table(columns: list[str], rows: Any) -> None:
+    """Print rows as a table block by block, so the first rows show at once and memory
+    stays bounded; a column widens (never narrows) when a later block needs it."""
+    widths = [len(c) for c in columns]
+    first = True
+    for block in _blocks(rows, _BLOCK):
+        cells = [tuple(_cell(v) for v in row) for row in block]
+        widths = [max(w, *(len(r[i]) for r in cells)) for i, w in enumerate(widths)]
+        lines = ["  ".join(c.rjust(w) for c, w in zip(row, widths)) for row in cells]
+        if first:
+            lines.insert(0, "  ".join(h.rjust(w) for h, w in zip(columns, widths)))
+            first = False
+        click.echo("\n".join(lines))
+    if first:  # no rows: the header alone
+        click.echo(table(tuple(columns), []))
+
+
+def _blocks(rows: Any, size: int) -> Any:
+    """Yield lists of up to ``size`` rows; the first block is shorter (shown at once)."""
+    block: list[Any] = []
+    limit = min(size, 100)
+    for row in rows:
+        block.append(row)
+        if len(block) >= limit:
+            yield block
+            block, limit = [], size
+    if block:
+        yield block
 
 
 def _echo_json(columns: list[str], rows: Any) -> None:
@@ -146,7 +192,7 @@ def export_command(db_path: Path, fmt: str, output: Path | None, quiet: bool) ->
     try:
         export(db_path, sys.stdout, fmt)
     except BrokenPipeError:  # e.g. piped into head: stop quietly, like other tools
-        sys.stdout = open(os.devnull, "w")
+        _quiet_stdout()
 
 
 @cli.command(name="ship")

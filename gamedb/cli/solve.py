@@ -171,6 +171,10 @@ def _estimate_table(guess: Estimate) -> str:
     rows = [("positions", positions), ("peak memory", size(guess.memory_bytes)),
             ("disk", size(guess.disk_bytes)), ("time", duration(guess.seconds)),
             ("memory available", size(available) if available is not None else "unknown")]
+    if available is not None:
+        rows.append(("verdict", "fits: gamedb build runs" if guess.memory_bytes <= available
+                     else "refused here: the peak memory exceeds the memory available "
+                          "(--force builds anyway)"))
     return f"{guess.spec}\n" + "\n".join(f"  {name:<17} {value}" for name, value in rows)
 
 

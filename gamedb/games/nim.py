@@ -81,7 +81,8 @@ Positions: space-separated name=value fields, or the word start
   A move is written 100 x heap + take: heap numbers the heaps 1, 2, ... in increasing
   size (as show writes the position), take is how many objects it takes; of equal
   heaps only the first is offered. In heaps=1,3,5,7 move 402 takes 2 from the heap
-  of 7 and 101 takes the single object of the first heap. The player not on move has
+  of 7 and 101 takes the single object of the first heap; show, play and the explorer
+  name them "take 2 from heap 4" and "take 1 from heap 1". The player not on move has
   the single move pass (code 0): each stage is a game in which only one player
   chooses. Values are player 1's expected payoff.
 
@@ -111,8 +112,11 @@ Example: player 2 to move after player 1 took one object from the heap of 3
         return (moves, (_PASS,)) if s.mover == 1 else ((_PASS,), moves)
 
     def action_name(self, s: NimState, player: int, action: int) -> str:
-        """Name an action for people: the move code, ``pass`` for the player not on move."""
-        return str(action) if player == s.mover else "pass"
+        """Name an action for people: ``take 2 from heap 3`` for the move code 302 (heaps
+        counted from 1 as the position lists them), ``pass`` for the player not on move."""
+        if player != s.mover:
+            return "pass"
+        return f"take {action % 100} from heap {action // 100}"
 
     def next(self, s: NimState, a: int, b: int) -> Distribution[NimState]:
         """Play the mover's move (``a`` for player 1, ``b`` for player 2)."""

@@ -27,6 +27,11 @@ from gamedb.store import GameDB, NotSolved
 _Strategies = tuple[Policy, Policy]
 
 
+class BeyondTheBook(GameError):
+    """A position below an opening book: the book holds no strategy for it, and solving
+    it here could take days."""
+
+
 class Equilibrium:
     """Plays a stored (or freshly solved) equilibrium strategy in either seat."""
 
@@ -81,7 +86,7 @@ class Equilibrium:
             return
         book = self.db.meta.get("book_from_layer")
         if book is not None and self.game.layer(state) < book:
-            raise GameError(f"{self.game.format_position(state)} is beyond the opening book "
+            raise BeyondTheBook(f"{self.game.format_position(state)} is beyond the opening book "
                             f"{self.db.path.name} (layer {book} and up); play with the full "
                             "file of the game")
 
@@ -152,4 +157,4 @@ def _as_policy(actions: tuple[int, ...], probs: np.ndarray) -> Policy:
     return {a: float(p) for a, p in zip(actions, probs) if p > 0.0}
 
 
-__all__ = ["Equilibrium", "NashRange", "SupportRandom"]
+__all__ = ["BeyondTheBook", "Equilibrium", "NashRange", "SupportRandom"]

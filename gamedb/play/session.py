@@ -16,7 +16,7 @@ import numpy as np
 
 from gamedb.games.base import named_actions, shown
 from gamedb.play.agents import pov
-from gamedb.play.equilibrium import Equilibrium
+from gamedb.play.equilibrium import BeyondTheBook, Equilibrium
 from gamedb.play.evaluate import has_points, round_points
 from gamedb.play.simulate import sample
 from gamedb.store import GameDB
@@ -48,6 +48,11 @@ def play_session(db: GameDB, read: Read, write: Write, *, seat: int = 1,
             state = sample(draws, rng)
             continue
         write(f"\nposition  {game.format_position(state)}")
+        try:
+            eq.strategies(state)
+        except BeyondTheBook:
+            write(_book_ends(db, rounds, score, seat))
+            return SessionResult(False, None, rounds)
         mine = _ask(game, state, seat, read, write, eq, previous)
         if mine is None:
             write("Game abandoned.")
@@ -56,8 +61,7 @@ def play_session(db: GameDB, read: Read, write: Write, *, seat: int = 1,
         a, b = (mine, theirs) if seat == 1 else (theirs, mine)
         got = round_points(game, state, a, b)
         score = [score[0] + got[0], score[1] + got[1]]
-        write(f"you played {game.action_name(state, seat, mine)}, the equilibrium played "
-              f"{game.action_name(state, 3 - seat, theirs)}"
+        write(_round_text(game, state, seat, mine, theirs)
               + (f"; score you {score[seat - 1]:g}, equilibrium {score[2 - seat]:g}"
                  if has_points(game) else ""))
         previous, rounds = state, rounds + 1
@@ -69,9 +73,34 @@ def play_session(db: GameDB, read: Read, write: Write, *, seat: int = 1,
     return SessionResult(True, mine_payoff, rounds)
 
 
+def _round_text(game: Any, state: Any, seat: int, mine: int, theirs: int) -> str:
+    """What both players did: a pass is said as one (turn-based games)."""
+    my_name = game.action_name(state, seat, mine)
+    their_name = game.action_name(state, 3 - seat, theirs)
+    if my_name == "pass":
+        return f"you pass, the equilibrium played {their_name}"
+    if their_name == "pass":
+        return f"you played {my_name}, the equilibrium passes"
+    return f"you played {my_name}, the equilibrium played {their_name}"
+
+
+def _book_ends(db: GameDB, rounds: int, score: list[float], seat: int) -> str:
+    """The last words of a game that reached the end of an opening book."""
+    scored = (f"; score you {score[seat - 1]:g}, equilibrium {score[2 - seat]:g}"
+              if has_points(db.game) else "")
+    return (f"\nThe opening book ends here: {db.path.name} holds the first {rounds} "
+            f"round{'s' * (rounds != 1)} (layer {db.meta.get('book_from_layer')} and up); "
+            f"play on with the full file of the game{scored}.")
+
+
 def _ask(game: Any, state: Any, seat: int, read: Read, write: Write, eq: Equilibrium,
          previous: Any) -> int | None:
     legal = named_actions(game, state)[seat]
+    if len(legal) == 1:  # a pass, or a forced last card: nothing to ask
+        (only, name), = legal.items()
+        if name != "pass":
+            write(f"your only {game.action_noun}: {name} (played for you)")
+        return only
     # a name, or the number of a move named by a word (a pass); never the internal
     # number of a move named otherwise (committed Goofspiel's order 3-2-1 is not "5")
     typed = {str(a): a for a, name in legal.items() if not any(c.isdigit() for c in name)}

@@ -47,13 +47,16 @@ class Standing:
     """One agent's totals over all its series of one length."""
 
     agent: str
+    payoff: float
+    """Sum of its payoffs (its own side) over all its series: what ``beat`` compares."""
     points_for: float
     points_against: float
     wins: float
     draws: float
     losses: float
     beat: tuple[str, ...]
-    """Opponents it outscored (higher total payoff) in their series."""
+    """Opponents over which its total payoff in their series is positive (the game's
+    payoff: with win/loss returns a win counts 1 whatever the points)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +174,8 @@ def _standings(agents: Sequence[Agent], pairs: list[PairResult]) -> tuple[Standi
     for agent in agents:
         mine = [p for p in pairs if p.agent == agent.name]
         out.append(Standing(
-            agent.name, sum(p.points_for for p in mine), sum(p.points_against for p in mine),
+            agent.name, sum(p.payoff for p in mine),
+            sum(p.points_for for p in mine), sum(p.points_against for p in mine),
             sum(p.wins for p in mine), sum(p.draws for p in mine), sum(p.losses for p in mine),
             tuple(p.opponent for p in mine if p.payoff > 1e-9)))
     return tuple(out)

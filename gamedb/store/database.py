@@ -296,8 +296,7 @@ class GameDB:
         can tell) no play reaches it; '' when neither is known."""
         book = self.meta.get("book_from_layer")
         if book is not None and self.game.layer(state) < book:
-            return (f" (an opening book: it holds layer {book} and up; the full file or "
-                    f"gamedb solve answers this position)")
+            return f" (an opening book: it holds layer {book} and up)"
         if self.meta.get("status", "building") == "complete":
             why = self.game.unreachable(state)
             return f" ({why}: no play reaches it)" if why else ""

@@ -24,7 +24,7 @@ import os
 import secrets
 import sqlite3
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,7 +74,11 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
         except sqlite3.Error as exc:
             raise QueryError(f"{path}: {exc}") from None
         columns = [d[0] for d in cursor.description or ()]
-        yield columns, _rows(cursor, path)
+        rows = _rows(cursor, path)
+        try:
+            yield columns, rows
+        finally:
+            rows.close()  # before the connection: an unfinished reader is not an error
     finally:
         conn.close()
 
@@ -107,7 +111,7 @@ def page_layers_note(path: str | Path) -> str | None:
             "show, export and the Python API read them, and gamedb sql --pages (docs/format.md)")
 
 
-def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Iterator[tuple[Any, ...]]:
+def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Generator[tuple[Any, ...], None, None]:
     try:
         yield from cursor
     except sqlite3.Error as exc:

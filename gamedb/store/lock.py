@@ -103,6 +103,30 @@ def _same_file(fd: int, path: Path) -> bool:
     return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
 
 
+def build_running(db_path: str | Path) -> bool | None:
+    """Tell, without taking the lock, whether a build of ``db_path`` is running: False
+    when no lock file is left (the holder removes it) or its holder's process on this
+    host is gone (a SIGKILL), True when that process lives, None when another host holds
+    it (its process cannot be seen from here)."""
+    path = Path(db_path)
+    try:
+        info = json.loads(path.with_name(path.name + ".lock").read_text())
+        pid, host = int(info["pid"]), str(info["host"])
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if host != socket.gethostname():
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
 def _describe(raw: bytes) -> str:
     try:
         info = json.loads(raw.decode())

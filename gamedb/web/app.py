@@ -42,7 +42,7 @@ MAX_PARAMETER = 1000
 SOLVE_LIMIT = 200_000
 #: The page's files: name -> content type.
 STATIC = {"index.html": "text/html; charset=utf-8", "explorer.js": "text/javascript",
-          "explorer.css": "text/css"}
+          "board.js": "text/javascript", "explorer.css": "text/css"}
 #: No script, style or image from anywhere but this server (no CDN), no framing.
 HEADERS = {"Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
            "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
@@ -182,7 +182,7 @@ def _dbs(files: ServedFiles) -> dict[str, Any]:
 
 def _show(files: ServedFiles, query: Query) -> dict[str, Any]:
     with files.open(_required(query, "db")) as db:
-        return show_json(db, _required(query, "position"))
+        return show_json(db, _required(query, "position"), matrix=query.get("matrix") == "1")
 
 
 def _next(files: ServedFiles, query: Query) -> dict[str, Any]:

@@ -132,3 +132,23 @@ def test_bad_specs_are_rejected_with_a_reason(spec: str, message: str) -> None:
 
 def test_spec_sorts_the_heaps() -> None:
     assert load_game("nim(heaps=7-5-3-1)").spec == "nim(heaps=1-3-5-7)"
+
+
+def test_moves_are_named_for_people_in_show_the_api_names_and_play(built) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from gamedb.cli import cli
+    from gamedb.games import load_game
+    from gamedb.games.base import named_actions
+
+    game = load_game("nim(heaps=1-2-3)")
+    state = game.parse_position("heaps=1,2,3 mover=1")
+    names = named_actions(game, state)
+    assert names[1][302] == "take 2 from heap 3" and names[1][101] == "take 1 from heap 1"
+    assert names[2] == {0: "pass"}
+    db = str(built("nim(heaps=1-2-3)"))
+    shown = CliRunner().invoke(cli, ["show", db, "start"]).stdout
+    assert "take 3 from heap 3" in shown and "\n 302 " not in shown
+    played = CliRunner().invoke(cli, ["play", db, "--seed", "1"],
+                                input="302\ntake 3 from heap 3\n" + "take 1 from heap 1\n" * 3)
+    assert "'302' is not legal here" in played.stdout and "you played take 3 from heap 3" in played.stdout

@@ -66,7 +66,7 @@ def test_tournament_prints_the_published_level_one_versus_level_two_gap() -> Non
     assert code == 0, err
     assert "10 games per pairing" in out and "-650.0" in out and "-3250.0" in out
     level2 = next(line for line in out.splitlines() if line.strip().startswith("level-2"))
-    assert level2.split()[1:3] == ["780.0", "130.0"] and level2.rstrip().endswith("level-1")
+    assert level2.split()[2:4] == ["780.0", "130.0"] and level2.rstrip().endswith("level-1")
 
 
 def test_scripted_play_reveals_cards_keeps_score_and_explains(built) -> None:  # type: ignore[no-untyped-def]
@@ -98,3 +98,46 @@ def test_plots_are_written_as_png_and_svg(built, tmp_path: Path) -> None:  # typ
     code, _, err = run("plot", "heatmap", db, "--x", "coins1", "--y", "coins2", "--what", "odd",
                        "-o", str(svg))
     assert code == 1 and "--what" in err
+
+
+def test_tournament_beat_follows_a_payoff_column_shown_beside_the_points() -> None:
+    # win/loss Goofspiel: the equilibrium wins more games against level-1 than it loses
+    # while scoring fewer points; "beat" must follow a column the table shows
+    code, out, err = run("tournament", "goofspiel(num_cards=5)", "--agents",
+                         "equilibrium,level-1", "--games", "50", "--quiet")
+    assert code == 0, err
+    lines = out.splitlines()
+    header = next(line.split() for line in lines if line.strip().startswith("agent"))
+    standings = lines[lines.index(next(x for x in lines if x.strip().startswith("agent"))) + 1:]
+    rows = {line.split()[0]: line.split() for line in standings[:2]}
+    payoff = header.index("payoff")
+    diff = header.index("diff")
+    eq = rows["equilibrium"]
+    assert float(eq[payoff]) > 0 > float(eq[diff]) and eq[-1] == "level-1"
+    assert "payoff, row vs column" in out and "beat: " in out
+
+
+def test_play_on_the_thirteen_card_book_stops_where_the_book_ends() -> None:
+    book = Path(__file__).resolve().parents[2] / "data" / (
+        "goofspiel_num_cards=13_points_order=random_returns_type=point_difference_ties=discard"
+        ".book.shipped.sqlite")
+    code, out, err = run("play", str(book), "--seed", "1", stdin="1\n2\n3\n")
+    assert code == 0 and "Error" not in out + err, out + err
+    assert out.count("you played") == 2 and out.count("your card (") == 2
+    assert "The opening book ends here" in out
+
+
+def test_an_exact_match_too_big_to_walk_is_refused_up_front_with_the_games_hint() -> None:
+    import time
+
+    g7 = Path(__file__).resolve().parents[2] / "data" / (
+        "goofspiel_num_cards=7_points_order=random_returns_type=win_loss_ties=discard.shipped.sqlite")
+    start = time.perf_counter()
+    code, out, err = run("match", str(g7), "equilibrium", "random", "--quiet")
+    assert code == 1 and "218,584 positions" in err and "--games 2000" in err, err
+    assert len(err.strip().splitlines()) == 1 and time.perf_counter() - start < 30
+    code, out, err = run("tournament", str(g7), "--agents", "equilibrium,random", "--quiet")
+    assert code == 1 and "--simulate" in err, err
+    code, out, err = run("match", str(g7), "equilibrium", "random", "--games", "50", "--seed", "1",
+                         "--quiet")
+    assert code == 0, err

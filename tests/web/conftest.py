@@ -24,8 +24,11 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 J8 = "jujitsu_num_cards=8_ties=carry.shipped.sqlite"
 OZ = "oshi_zumo_alesia=false_coins=50_min_bid=1_size=3.shipped.sqlite"
 G7 = "goofspiel_num_cards=7_points_order=random_returns_type=win_loss_ties=discard.shipped.sqlite"
+BOOK = ("goofspiel_num_cards=13_points_order=random_returns_type=point_difference_ties=discard"
+        ".book.shipped.sqlite")
 #: Small files built by the tests, by served name -> spec.
-BUILT = {"tictoe.sqlite": "tictoe", "nim.sqlite": "nim(heaps=1-2-3)"}
+BUILT = {"tictoe.sqlite": "tictoe", "nim.sqlite": "nim(heaps=1-2-3)",
+         "hackenbush.sqlite": "hackenbush"}
 
 
 @dataclass
@@ -90,7 +93,7 @@ def served_paths(tmp_path_factory: pytest.TempPathFactory, built: Any) -> list[P
     links = [folder / name for name in BUILT]
     for link in links:
         link.symlink_to(built(BUILT[link.name]))
-    return [DATA / J8, DATA / OZ, DATA / G7, *links]
+    return [DATA / J8, DATA / OZ, DATA / G7, *links, DATA / BOOK]  # tictoe at 3: tests use it
 
 
 @pytest.fixture(scope="session")

@@ -226,3 +226,15 @@ def test_serve_without_the_web_extra_names_the_install_command(
     assert result.stderr.strip() == ('Error: gamedb serve needs the web extra (uvicorn is not '
                                      'installed): pip install -e ".[web]" (in a checkout) or '
                                      'pip install "gamedb[web]"')
+
+
+def test_show_with_matrix_gives_every_pair_of_actions_and_the_moves_values_follow(server: Server) -> None:
+    position = "hand1=1,3,5 hand2=2,4,8 pot=0 diff=-1"
+    shown = server.get("api/show", db=J8, position=position, matrix="1").body
+    rows, cols = shown["actions"]["1"], shown["actions"]["2"]
+    matrix = shown["matrix"]
+    assert len(matrix) == len(rows) and all(len(r) == len(cols) for r in matrix)
+    y = [shown["strategy"]["2"].get(str(b), 0.0) for b in cols]
+    for move, row in zip(shown["moves"]["1"], matrix):  # a move's value: its row against y
+        assert move["value"] == pytest.approx(sum(v * q for v, q in zip(row, y)), abs=1e-9)
+    assert "matrix" not in server.get("api/show", db=J8, position=position).body

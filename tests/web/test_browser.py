@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import G7, J8, OZ, WEB_EXTRA, Server
+from tests.web.conftest import BOOK, BUILT, G7, J8, OZ, WEB_EXTRA, Server
 
 pytest.importorskip("starlette", reason=WEB_EXTRA)
 pytest.importorskip("uvicorn", reason=WEB_EXTRA)
@@ -176,3 +176,218 @@ def test_a_game_against_the_equilibrium_is_played_to_the_end(
 def _signed(value: float) -> str:
     rounded = round(value, 4) + 0.0
     return f"{rounded:+.4f}"
+
+
+def _cells(page: Page, player: int, column: int) -> dict[int, str]:
+    """One column of a player's table: action -> the cell's text."""
+    return {int(r.get_attribute("data-action")): r.find_elements("css selector", "td")[column].text
+            for r in page.rows(player)}
+
+
+def test_the_books_last_layer_shows_its_own_strategies_and_play_stops_at_its_end(
+        page: Page, server: Server, shots: Path) -> None:
+    page.open(BOOK)
+    before = page.loads()
+    page.driver.find_elements("css selector", "button.outcome")[6].click()  # prize=7
+    page.wait(lambda: page.loads() > before)
+    page.move(7, 7, draw=0)  # round 1 and the next prize: layer 12, the book's last (no "moves")
+    position = page.text("where-text")
+    shown = server.get("api/show", db=BOOK, position=position).body
+    assert "moves" not in shown and page.text("error") == ""
+    for fold in page.driver.find_elements("css selector", "#player1 button.fold"):
+        fold.click()  # the cards never played, too
+    assert sorted(_cells(page, 1, 0)) == shown["actions"]["1"]  # this position's cards
+    want = {int(a): f"{100 * p:.1f}%" for a, p in shown["strategy"]["1"].items()}
+    assert {a: c for a, c in _cells(page, 1, 2).items() if a in want} == want
+    assert "below the opening book" in page.text("player1")
+    page.driver.save_screenshot(str(shots / "serve-book-last-layer.png"))
+    page.driver.find_element("id", "play").click()  # a game from the start: two rounds, then the end
+    for _ in range(10):
+        page.wait(lambda: page.loads() >= 0)
+        if "opening book" in page.text("log-lines"):
+            break
+        mine = page.rows(1)
+        if mine and "locked" not in (mine[-1].get_attribute("class") or ""):
+            before = page.loads()
+            mine[-1].click()
+            page.wait(lambda: page.loads() > before)
+    assert "The game stops here" in page.text("log-lines") and "opening book" in page.text("log-lines")
+    assert page.text("log-lines").count("you played") == 2
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)])
+def test_every_file_fits_the_screen_at_phone_and_desktop_width(
+        page: Page, shots: Path, width: int, height: int) -> None:
+    page.driver.set_window_size(width, height)
+    try:
+        for name in [J8, OZ, G7, BOOK, *BUILT]:
+            page.open(name)
+            wide, screen = page.driver.execute_script(
+                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            page.driver.save_screenshot(str(shots / f"serve-{width}-{name.split('_')[0].split('.')[0]}.png"))
+            assert wide <= screen, f"{name}: the page is {wide} px wide on a {screen} px screen"
+    finally:
+        page.driver.set_window_size(1280, 1000)
+
+
+def test_back_and_forward_walk_the_line_and_the_address_is_the_position(page: Page, server: Server) -> None:
+    page.open(J8)
+    start = page.text("where-text")
+    page.move(2, 2)
+    first = page.text("where-text")
+    page.move(4, 4)
+    for go, want in ((page.driver.back, first), (page.driver.back, start), (page.driver.forward, first)):
+        before = page.loads()
+        go()
+        page.wait(lambda: page.loads() > before)
+        assert page.text("where-text") == want and page.text("error") == ""
+        assert page.driver.current_url.startswith(server.url)  # never left the page
+        assert "position=" + first.split()[0].replace("=", "%3D").replace(",", "%2C") in \
+            page.driver.current_url if want == first else True
+    assert len(page.crumbs()) == 2
+
+
+def test_an_unknown_file_in_the_address_is_said_not_silently_replaced(page: Page, server: Server) -> None:
+    page.driver.get("about:blank")
+    page.driver.get(f"{server.url}#db=gone.sqlite&position=start")
+    page.wait(lambda: page.loads() >= 1)
+    assert "no served file is named \"gone.sqlite\"" in page.text("error")
+
+
+def test_bids_never_played_fold_into_one_row_until_asked(page: Page, server: Server, shots: Path) -> None:
+    page.open(OZ)
+    shown = server.get("api/show", db=OZ, position="start").body
+    every = len(shown["actions"]["1"])
+    played = len(shown["strategy"]["1"])
+    assert len(page.rows(1)) == played < every
+    page.driver.save_screenshot(str(shots / "serve-oshi-folded.png"))
+    fold = page.driver.find_element("css selector", "#player1 button.fold")
+    assert f"show {every - played} bids never played" == fold.text
+    fold.click()
+    page.wait(lambda: len(page.rows(1)) == every)
+
+
+def test_loss_is_never_negative_and_player_2s_value_is_its_own(page: Page, server: Server) -> None:
+    page.open(J8)  # card 8 loses 0.1352 for either player: player 1's view says +0.1352 for 2
+    moves = server.get("api/show", db=J8, position="start").body["moves"]
+    for player in (1, 2):
+        values, losses = _cells(page, player, 3), _cells(page, player, 4)
+        for move in moves[str(player)]:
+            own = move["value"] if player == 1 else -move["value"]
+            assert values[move["action"]] == _signed(own)
+            assert not losses[move["action"]].startswith("-")
+            assert losses[move["action"]] == ("best" if move["loss"] < 5e-7 else f"{move['loss']:.4f}")
+
+
+def _drawing(page: Page) -> Any:
+    return page.driver.find_element("css selector", "#board [data-kind]")
+
+
+def _texts(page: Page, selector: str) -> list[str]:
+    return [e.text for e in page.driver.find_elements("css selector", f"#board {selector}")]
+
+
+def test_cards_prizes_and_score_are_drawn(page: Page, shots: Path) -> None:
+    page.open(G7, "hand1=1,2,3,4,5,6 hand2=2,3,4,5,6,7 prizes=2,3,4,5,6 prize=1 diff=7")
+    assert _drawing(page).get_attribute("data-kind") == "cards"
+    assert _texts(page, ".card.p1:not(.gone)") == ["1", "2", "3", "4", "5", "6"]
+    assert _texts(page, ".card.p1.gone") == ["7"] and _texts(page, ".card.p2.gone") == ["1"]
+    assert _texts(page, ".card.prize") == ["1"]
+    assert _texts(page, ".card.small:not(.gone)") == ["2", "3", "4", "5", "6"]
+    assert _texts(page, ".card.small.gone") == ["7"]  # taken
+    assert "player 1 leads by 7" in page.text("board")
+    page.driver.save_screenshot(str(shots / "serve-draw-goofspiel.png"))
+    page.open(J8, "hand1=1,3,5 hand2=2,4,8 pot=0 diff=-1")
+    assert _texts(page, ".card.p1:not(.gone)") == ["1", "3", "5"]
+    assert "player 2 leads by 1" in page.text("board") and not _texts(page, ".card.prize")
+
+
+def test_the_ring_and_coins_are_drawn(page: Page, shots: Path) -> None:
+    page.open(OZ, "coins1=17 coins2=34 pos=2")
+    drawing = _drawing(page)
+    assert drawing.get_attribute("data-kind") == "ring"
+    cell = drawing.find_element("css selector", 'rect[data-at="2"]')
+    wrestler = drawing.find_element("css selector", "circle.wrestler")
+    x, width = float(cell.get_attribute("x")), float(cell.get_attribute("width"))
+    assert x <= float(wrestler.get_attribute("cx")) <= x + width
+    assert "p1: 17 coins" in drawing.text and "p2: 34 coins" in drawing.text
+    assert len(drawing.find_elements("css selector", "rect.off")) == 2
+    page.driver.save_screenshot(str(shots / "serve-draw-oshi.png"))
+
+
+def test_heaps_and_the_board_are_drawn(page: Page, shots: Path) -> None:
+    page.open("nim.sqlite", "heaps=1,2,3 mover=2")
+    heaps = page.driver.find_elements("css selector", "#board .heap")
+    assert [len(h.find_elements("css selector", ".counter")) for h in heaps] == [1, 2, 3]
+    assert "player 2 to move" in page.text("board")
+    assert "take 1 from heap 1" in page.text("player2")  # moves named for people
+    page.open("tictoe.sqlite", "board=X... mover=2")
+    assert _texts(page, ".cell") == ["X", "1", "2", "3"]
+    page.driver.save_screenshot(str(shots / "serve-draw-tictoe.png"))
+
+
+def test_the_graph_is_drawn_with_every_edge_named(page: Page, shots: Path) -> None:
+    page.open("hackenbush.sqlite", "edges=1,2,4,5,6,7 mover=2")
+    drawing = _drawing(page)
+    assert drawing.get_attribute("data-kind") == "graph"
+    edges = drawing.find_elements("css selector", "path.edge")
+    assert sorted(int(e.get_attribute("data-edge")) for e in edges) == list(range(1, 8))
+    gone = [int(e.get_attribute("data-edge")) for e in edges if "gone" in e.get_attribute("class")]
+    assert gone == [3]
+    assert sorted(_texts(page, "text.label"), key=int) == [str(i) for i in range(1, 8)]
+    page.driver.save_screenshot(str(shots / "serve-draw-hackenbush.png"))
+
+
+def test_the_value_of_each_pair_of_moves_opens_as_a_matrix_on_demand(
+        page: Page, server: Server, shots: Path) -> None:
+    position = "hand1=1,3,5 hand2=2,4,8 pot=0 diff=-1"
+    page.open(J8, position)
+    assert page.driver.find_elements("css selector", "#matrix-table table") == []
+    before = page.loads()
+    page.driver.find_element("id", "matrix-toggle").click()
+    page.wait(lambda: page.loads() > before)
+    want = server.get("api/show", db=J8, position=position, matrix="1").body["matrix"]
+    rows = page.driver.find_elements("css selector", "#matrix-table tbody tr")
+    got = [[float(td.text) for td in r.find_elements("css selector", "td")] for r in rows]
+    assert got == [[pytest.approx(v, abs=5e-4) for v in row] for row in want]
+    page.driver.save_screenshot(str(shots / "serve-matrix.png"))
+    page.driver.set_window_size(390, 844)  # a 50 x 50 matrix scrolls inside its box
+    try:
+        page.open(OZ)
+        before = page.loads()
+        page.driver.find_element("id", "matrix-toggle").click()
+        page.wait(lambda: page.loads() > before)
+        assert len(page.driver.find_elements("css selector", "#matrix-table tbody tr")) == 50
+        wide, screen = page.driver.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert wide <= screen
+        page.driver.save_screenshot(str(shots / "serve-390-matrix-oshi.png"))
+    finally:
+        page.driver.set_window_size(1280, 1000)
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+@pytest.mark.parametrize("name", [J8, OZ, G7, *BUILT])
+def test_every_family_is_played_to_the_end_at_phone_and_desktop_width(
+        page: Page, shots: Path, name: str, width: int) -> None:
+    page.driver.set_window_size(width, 844 if width < 500 else 1000)
+    try:
+        page.open(name)
+        before = page.loads()
+        page.driver.find_element("id", "play").click()
+        page.wait(lambda: page.loads() > before)
+        for _ in range(60):
+            page.wait(lambda: page.loads() >= 0)
+            if page.text("status").startswith("Game over"):
+                break
+            before = page.loads()
+            page.rows(1)[-1].click()  # the highest card, bid, move, cell or edge played
+            page.wait(lambda: page.loads() > before)
+        assert page.text("status").startswith("Game over: ") and page.text("error") == ""
+        assert page.driver.find_elements("css selector", "#board [data-kind]")  # drawn to the end
+        wide, screen = page.driver.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert wide <= screen
+        page.driver.save_screenshot(str(shots / f"serve-{width}-end-{name.split('_')[0].split('.')[0]}.png"))
+    finally:
+        page.driver.set_window_size(1280, 1000)

@@ -10,6 +10,10 @@ const state = {
   line: [],         // breadcrumb: [{position, label}], the last one is the current position
   picked: {1: null, 2: null},
   seat: null,       // null: exploring; 1 or 2: playing against the equilibrium
+  unfolded: {1: false, 2: false},  // actions never played listed one by one
+  first: true,
+  matrixOpen: false,  // the value of each pair of moves shown      // the page's first position replaces the entry it was opened with
+  unknown: null,    // the #db= of the address names no served file
 };
 
 function busy(on) { document.body.dataset.busy = on ? "1" : "0"; }
@@ -43,30 +47,66 @@ async function loadFiles() {
     return option;
   }));
   const wanted = new URLSearchParams(location.hash.slice(1));
-  if (wanted.get("db") && dbs.some((d) => d.name === wanted.get("db"))) select.value = wanted.get("db");
+  if (wanted.get("db") && dbs.some((d) => d.name === wanted.get("db"))) {
+    select.value = wanted.get("db");
+  } else if (wanted.get("db")) {  // a stale or mistyped link: say so, never show another file silently
+    state.unknown = `no served file is named ${JSON.stringify(wanted.get("db").slice(0, 80))}; ` +
+      `showing ${select.value} instead (pick a file above)`;
+    return "start";
+  }
   return wanted.get("position") || "start";
 }
 
-// Go to a position: a fresh line (from the form) or one step along the line.
-async function goTo(position, label, {fresh = false} = {}) {
+// Go to a position: a fresh line (from the form) or one step along the line. Each
+// position is a browser history entry (Back and Forward walk the line; the address is a
+// shareable link); ``restore`` shows an entry again without adding one.
+async function goTo(position, label, {fresh = false, restore = null} = {}) {
   busy(true);
   showError(null);
   try {
-    const shown = await api("show", {db: state.db, position});
-    if (fresh) state.line = [];
-    state.line.push({position: shown.position, label: label || shown.position});
+    const shown = await api("show", {db: state.db, position, ...(state.matrixOpen ? {matrix: "1"} : {})});
+    if (restore) state.line = restore.line;
+    else {
+      if (fresh) state.line = [];
+      state.line.push({position: shown.position, label: label || shown.position});
+    }
     state.shown = shown;
     state.picked = {1: null, 2: null};
     $("position").value = shown.position;
-    history.replaceState(null, "", "#" + new URLSearchParams({db: state.db, position: shown.position}));
+    const address = "#" + new URLSearchParams({db: state.db, position: shown.position});
+    const entry = {db: state.db, line: state.line};
+    if (restore) history.replaceState(entry, "", address);
+    else if (!history.state || state.first) history.replaceState(entry, "", address);
+    else history.pushState(entry, "", address);
+    state.first = false;
     render();
     document.body.dataset.loads = String(Number(document.body.dataset.loads || 0) + 1);
     if (state.seat !== null) await playOn();
   } catch (error) {
+    if (state.seat !== null) {  // e.g. below an opening book: the game cannot go on
+      log(`The game stops here: ${error.message || error}`);
+      stopPlaying();
+    }
     showError(error);
+    document.body.dataset.loads = String(Number(document.body.dataset.loads || 0) + 1);
   } finally {
     busy(false);
   }
+}
+
+// Back or Forward: show the entry's position and line (playing stops: a game is not
+// replayed from the history).
+async function onHistory(event) {
+  const entry = event.state;
+  const wanted = new URLSearchParams(location.hash.slice(1));
+  if (state.seat !== null) stopPlaying();
+  const db = (entry && entry.db) || wanted.get("db");
+  if (db && db !== state.db && [...$("db").options].some((o) => o.value === db)) {
+    state.db = db;
+    $("db").value = db;
+  }
+  const line = entry && entry.line ? entry.line : [{position: wanted.get("position") || "start", label: null}];
+  await goTo(line[line.length - 1].position, null, {restore: {line}});
 }
 
 function render() {
@@ -81,8 +121,57 @@ function render() {
   bar.className = shown.value >= 0 ? "good" : "bad";
   $("status").textContent = statusText(shown);
   renderCrumbs();
+  const picture = drawPosition(shown);  // board.js
+  $("board").replaceChildren(...(picture ? [picture] : []));
+  $("board").hidden = !picture;
   renderChance(shown);
   for (const player of [1, 2]) renderPlayer(shown, player);
+  renderMatrix(shown);
+}
+
+// The value of each pair of actions (player 1's, rows against player 2's columns), on
+// demand: /api/show?matrix=1. Cells both players play are marked.
+function renderMatrix(shown) {
+  const both = shown.actions["1"].length > 1 && shown.actions["2"].length > 1;
+  $("matrix").hidden = !both || !shown.moves;
+  $("matrix-toggle").textContent = state.matrixOpen ? "hide the matrix" :
+    "show the value of each pair of moves (matrix)";
+  const box = $("matrix-table");
+  if (!state.matrixOpen || !shown.matrix) { box.replaceChildren(); return; }
+  const table = document.createElement("table");
+  table.className = "matrix";
+  const head = table.createTHead().insertRow();
+  head.append(Object.assign(document.createElement("th"), {textContent: "p1 \\ p2"}));
+  for (const b of shown.actions["2"]) {
+    head.append(Object.assign(document.createElement("th"), {textContent: shown.names["2"][b]}));
+  }
+  const body = table.createTBody();
+  const played = (p, a) => (shown.strategy[String(p)] || {})[String(a)] > 0;
+  shown.actions["1"].forEach((a, i) => {
+    const row = body.insertRow();
+    row.append(Object.assign(document.createElement("th"), {textContent: shown.names["1"][a]}));
+    shown.actions["2"].forEach((b, j) => {
+      const td = cell(row, signed(shown.matrix[i][j], 3), "num");
+      if (played(1, a) && played(2, b)) td.classList.add("support");
+    });
+  });
+  box.replaceChildren(table);
+}
+
+async function toggleMatrix() {
+  state.matrixOpen = !state.matrixOpen;
+  if (state.matrixOpen && state.shown && !state.shown.matrix) {
+    busy(true);
+    try {
+      state.shown = await api("show", {db: state.db, position: state.shown.position, matrix: "1"});
+    } catch (error) {
+      showError(error);
+    } finally {
+      busy(false);
+    }
+  }
+  render();
+  document.body.dataset.loads = String(Number(document.body.dataset.loads || 0) + 1);
 }
 
 function statusText(shown) {
@@ -96,8 +185,9 @@ function statusText(shown) {
     return `Game over: ${verdict} (payoff ${signed(p, 2)}).`;
   }
   if (shown.chance.length) return "A chance draw comes next.";
-  if (state.seat !== null) return `Your move: pick a ${shown.noun} (you are player ${state.seat}).`;
-  return `Pick a ${shown.noun} for each player to move.`;
+  const a = /^[aeiou]/.test(shown.noun) ? "an" : "a";
+  if (state.seat !== null) return `Your move: pick ${a} ${shown.noun} (you are player ${state.seat}).`;
+  return `Pick ${a} ${shown.noun} for each player to move.`;
 }
 
 function renderCrumbs() {
@@ -130,11 +220,19 @@ function renderChance(shown) {
     const button = document.createElement("button");
     button.className = "outcome";
     button.dataset.index = i;
-    button.append(labelled(draw.label || draw.position), bar(draw.prob), percent(draw.prob));
+    button.append(labelled(draw.label || draw.position), bar(draw.prob), percent(draw.prob),
+                  drawValue(draw));
     button.disabled = state.seat !== null;
     button.addEventListener("click", () => goTo(draw.position, draw.label));
     return button;
   }));
+}
+
+// A draw's value for player 1 (left out below an opening book, where it is not stored).
+function drawValue(draw) {
+  const span = labelled(draw.value === undefined ? "" : "value " + signed(draw.value));
+  span.classList.add("value");
+  return span;
 }
 
 function renderPlayer(shown, player) {
@@ -148,10 +246,11 @@ function renderPlayer(shown, player) {
     box.replaceChildren(heading, labelled("no move here"));
     return;
   }
-  const moves = Object.fromEntries((shown.moves[String(player)] || []).map((m) => [m.action, m]));
+  // ``moves`` is left out where the file lacks the successors (an opening book's last layer)
+  const moves = Object.fromEntries(((shown.moves || {})[String(player)] || []).map((m) => [m.action, m]));
   const table = document.createElement("table");
   const head = table.createTHead().insertRow();
-  for (const title of [shown.noun, "equilibrium", "", "value", "loss"]) {
+  for (const title of [shown.noun, "equilibrium", "", `value (player ${player})`, "loss"]) {
     const th = document.createElement("th");
     th.textContent = title;
     head.append(th);
@@ -159,7 +258,12 @@ function renderPlayer(shown, player) {
   const body = table.createTBody();
   const strategy = shown.strategy[String(player)] || {};
   const best = Math.min(...actions.map((a) => moves[a] ? moves[a].loss : 0));
+  // Many actions never played (e.g. high bids): past a few, they fold into one row.
+  const unplayed = actions.filter((a) => !((strategy[String(a)] || 0) > 0));
+  const fold = unplayed.length > FOLD_OVER && !state.unfolded[player];
+  const folded = fold ? new Set(unplayed) : new Set();
   for (const action of actions) {
+    if (folded.has(action)) continue;
     const prob = strategy[String(action)] || 0;
     const row = body.insertRow();
     row.className = "action" + (prob > 0 ? " played" : "") + (state.picked[player] === action ? " picked" : "");
@@ -169,8 +273,9 @@ function renderPlayer(shown, player) {
     cell(row, names[String(action)], "name");
     cell(row, "", "barcell").append(bar(prob));
     cell(row, (prob * 100).toFixed(1) + "%", "num");
-    cell(row, move ? signed(move.value) : "", "num");
-    const loss = cell(row, move ? (move.loss < 5e-7 ? "best" : "-" + move.loss.toFixed(4)) : "", "num loss");
+    // the value for the player who picks the action: player 2's is player 1's negated
+    cell(row, move ? signed(player === 1 ? move.value : -move.value) : "", "num");
+    const loss = cell(row, move ? (move.loss < 5e-7 ? "best" : Math.max(0, move.loss).toFixed(4)) : "", "num loss");
     if (move && move.loss <= best + 5e-7) loss.classList.add("best");
     if (clickable(player)) {
       row.tabIndex = 0;
@@ -180,8 +285,24 @@ function renderPlayer(shown, player) {
       row.classList.add("locked");
     }
   }
-  box.replaceChildren(heading, table);
+  if (fold || state.unfolded[player] && unplayed.length > FOLD_OVER) {
+    const row = body.insertRow();
+    row.className = "fold";
+    const td = row.insertCell();
+    td.colSpan = 5;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "fold";
+    button.textContent = fold ? `show ${unplayed.length} ${shown.noun}s never played` : "hide the ones never played";
+    button.addEventListener("click", () => { state.unfolded[player] = fold; render(); });
+    td.append(button);
+  }
+  const note = shown.moves ? [] : [labelled("values and losses: not in this file (the positions these moves lead to are below the opening book)")];
+  box.replaceChildren(heading, table, ...note);
 }
+
+// Actions never played shown one by one up to this many; more fold into one row.
+const FOLD_OVER = 8;
 
 function clickable(player) {
   return state.seat === null || state.seat === player;
@@ -365,7 +486,10 @@ async function main() {
     $("start").addEventListener("click", () => goTo("start", null, {fresh: true}));
     $("play").addEventListener("click", startPlaying);
     $("explore").addEventListener("click", stopPlaying);
+    window.addEventListener("popstate", onHistory);
+    $("matrix-toggle").addEventListener("click", toggleMatrix);
     await goTo(position, null, {fresh: true});
+    if (state.unknown) showError(state.unknown);
   } catch (error) {
     showError(error);
   } finally {
