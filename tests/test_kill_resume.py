@@ -18,6 +18,10 @@ HARNESS = Path(__file__).resolve().parents[1] / "bench" / "kill_resume.py"
     # page layers 1-7, pages of at most 500 values: killed between and inside pages' chunks
     ("goofspiel(num_cards=8,returns_type=point_difference)", "2000",
      "--pages-below 8 --strategies-from 8 --page-size 500"),
+    # keyed pages with strategies (win/loss: keys no product), pages of about 700
+    ("goofspiel(num_cards=7)", "700", "--page-min 1000 --page-size 700"),
+    # the enumerating builder's keyed pages: one page a chunk
+    ("jujitsu(num_cards=9)", "40", "--page-min 100"),
 ])
 def test_randomly_killed_builds_resume_to_the_reference_database(spec: str, chunk: str,
                                                                   extra: str) -> None:
