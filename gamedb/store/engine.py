@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import create_engine, event, select, text
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import DatabaseError, OperationalError
 
 from gamedb.store import schema
@@ -30,9 +30,29 @@ from gamedb.store.errors import DamagedFile, NotAGameDB
 WRITER_CACHE_KIB = 16 * 1024
 
 
+def file_uri(path: Path, query: str = "") -> str:
+    """Return the ``file:`` URI of ``path`` for ``sqlite3.connect(uri, uri=True)``.
+
+    A file name is a file name: ``?``, ``#`` and ``%`` in it are percent-encoded, else
+    SQLite reads them as the URI's query, fragment or escapes and opens another file
+    (``j#1.sqlite`` opened ``j``; ``a?b.sqlite`` created ``a``). ``query`` is SQLite's
+    (``mode=ro``).
+
+    >>> file_uri(Path("/data/a?b#1%41.sqlite"), "mode=ro")
+    'file:///data/a%3Fb%231%2541.sqlite?mode=ro'
+    """
+    return path.resolve().as_uri() + (f"?{query}" if query else "")
+
+
+def file_url(path: Path) -> URL:
+    """Return SQLAlchemy's URL of the file ``path``, built, not parsed: a ``?`` in the
+    name stays in the name (``sqlite:///t.sqlite?x=1`` opened ``t.sqlite``)."""
+    return URL.create("sqlite", database=str(path.resolve()))
+
+
 def writable_engine(path: Path) -> Engine:
     """Return an engine for building: WAL journal, relaxed fsync between chunks."""
-    engine = create_engine(f"sqlite:///{path}")
+    engine = create_engine(file_url(path))
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
@@ -122,7 +142,7 @@ def readonly_engine(path: Path) -> Engine:
     """Return an engine that can never write to ``path`` (``mode=ro`` URI)."""
     if not path.is_file():
         raise NotAGameDB(missing_file_said(path))
-    uri = f"file:{path.resolve()}?mode=ro{_immutable(path)}"
+    uri = file_uri(path, f"mode=ro{_immutable(path)}")
     engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True))
     return engine
 

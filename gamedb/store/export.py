@@ -32,7 +32,7 @@ from typing import Any, TextIO
 
 from gamedb.games import load_game
 from gamedb.games.base import LAYER_SHIFT
-from gamedb.store.engine import interrupted_write, missing_file_said
+from gamedb.store.engine import file_uri, interrupted_write, missing_file_said
 from gamedb.store.database import GameDB, StoredRows, open_db
 from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError, refuse_own_database
 
@@ -94,7 +94,7 @@ def _readonly(path: Path) -> sqlite3.Connection:
     """Open ``path`` so that nothing can write: ``mode=ro``, ``query_only``, no ATTACH."""
     if not path.is_file():
         raise NotAGameDB(missing_file_said(path))
-    conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+    conn = sqlite3.connect(file_uri(path, "mode=ro"), uri=True)
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as exc:
@@ -365,17 +365,15 @@ def _copy_rows(source: Path, output: Path, game: Any, from_layer: int,
     from gamedb.store.engine import write_meta
     from gamedb.store.migrate import create_schema
 
-    from urllib.parse import quote
-
     def connect() -> sqlite3.Connection:  # URIs on: ATTACH reads the source read-only
-        return sqlite3.connect(f"file:{quote(str(output.resolve()))}", uri=True)
+        return sqlite3.connect(file_uri(output), uri=True)
 
     engine = create_engine("sqlite://", creator=connect)
     try:
         with engine.begin() as conn:
             create_schema(conn, game)
             conn.exec_driver_sql("ATTACH DATABASE ? AS src",
-                                 (f"file:{quote(str(source.resolve()))}?mode=ro",))
+                                 (file_uri(source, "mode=ro"),))
             conn.exec_driver_sql("INSERT INTO meta SELECT * FROM src.meta")
             conn.exec_driver_sql("INSERT INTO layers SELECT * FROM src.layers WHERE layer >= ?",
                                  (from_layer,))

@@ -17,6 +17,7 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
+from gamedb.store.engine import file_uri, file_url
 from gamedb.store.errors import StoreError
 from gamedb.store.schema import READABLE_REVISIONS, SCHEMA_REVISION, STRATEGIES_VIEW, metadata
 
@@ -217,7 +218,7 @@ def copy_database(path: Path, target: Path) -> None:
     leaves nothing that would block the next try.
     """
     partial = target.with_name(f".{target.name}.part")
-    source = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+    source = sqlite3.connect(file_uri(path, "mode=ro"), uri=True)
     try:
         copy = sqlite3.connect(partial)
         try:
@@ -234,7 +235,7 @@ def copy_database(path: Path, target: Path) -> None:
 
 def _transactional_engine(path: Path) -> Engine:
     """An engine whose transactions include DDL (pysqlite's implicit BEGIN skips it)."""
-    engine = create_engine(f"sqlite:///{path}")
+    engine = create_engine(file_url(path))
 
     @event.listens_for(engine, "connect")
     def _no_implicit_transactions(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
