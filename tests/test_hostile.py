@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import shutil
 from pathlib import Path
 
@@ -100,3 +101,56 @@ def test_book_and_export_write_the_file_named(j6: Path, tmp_path: Path, name: st
     result = run("export", str(j6), "-o", str(out / ("e" + name)), "--quiet")
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == sorted([name, "e" + name])
+
+
+# --- verify checks meta against the rows ------------------------------------------------
+
+def _tampered(built, tmp_path: Path, *statements: str) -> Path:  # type: ignore[no-untyped-def]
+    path = tmp_path / "o.sqlite"
+    shutil.copy(built("oshi_zumo(coins=8,size=2)"), path)
+    with sqlite3.connect(path) as conn:
+        for statement in statements:
+            conn.execute(statement)
+    conn.close()
+    return path
+
+
+_OSHI_9 = "oshi_zumo(alesia=false,coins=9,min_bid=1,size=2)"
+
+
+@pytest.mark.parametrize("statements, message", [
+    ([f"""UPDATE meta SET value = '"{_OSHI_9}"' WHERE name = 'spec'""",
+      """UPDATE meta SET value = '{"coins": 9, "size": 2, "min_bid": 1, "alesia": false}'
+         WHERE name = 'params'"""], "root_keys"),
+    ([f"""UPDATE meta SET value = '"{_OSHI_9}"' WHERE name = 'spec'"""], "params"),
+    (["UPDATE meta SET value = '0.5' WHERE name = 'root_value'"], "root_value 0.5"),
+    (["UPDATE states SET gap = -5 WHERE key = (SELECT max(key) FROM states)"], "negative"),
+    (["UPDATE meta SET value = 'true' WHERE name = 'values_only'"], "values_only"),
+    (["INSERT INTO meta VALUES ('strategies_from', '3')"], "strategies_from 3"),
+])
+def test_verify_never_calls_a_tampered_file_sound(built, tmp_path: Path, statements: list[str],
+                                                  message: str) -> None:  # type: ignore[no-untyped-def]
+    """Each of these passed ``verify`` ("sound"); a tampered spec made ``match`` answer
+    0.9279 instead of 0.9160."""
+    path = _tampered(built, tmp_path, *statements)
+    before = digest(path)
+    result = run("verify", str(path))
+    assert result.exit_code == 1, result.output
+    assert "NOT sound" in result.output and "Traceback" not in result.output
+    assert message in result.output, result.output
+    assert digest(path) == before
+
+
+def test_the_untampered_file_is_sound(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    result = run("verify", str(_tampered(built, tmp_path)))
+    assert result.exit_code == 0 and "sound" in result.stdout, result.output
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])
+def test_a_root_value_that_is_no_finite_number_is_damage(built, tmp_path: Path,
+                                                         number: str) -> None:  # type: ignore[no-untyped-def]
+    """``info --json`` printed ``"root_value": NaN`` (not JSON)."""
+    path = _tampered(built, tmp_path, f"UPDATE meta SET value = '{number}' "
+                                      "WHERE name = 'root_value'")
+    fails("info", str(path), "--json", message="o.sqlite")
+    fails("verify", str(path), message="root_value")

@@ -227,6 +227,15 @@ class GameDB:
             return False
         return layer is None or layer >= int(self.meta.get("strategies_from") or 0)
 
+    def rows_with_strategies(self, below: int | None = None) -> tuple[int, int | None]:
+        """Return how many ``states`` rows (with keys below ``below``) store a strategy,
+        and the smallest such key (None: none does)."""
+        count, first = self._raw.execute(
+            "SELECT count(*), min(key) FROM states WHERE (strategy1 IS NOT NULL OR "
+            "strategy2 IS NOT NULL)" + ("" if below is None else " AND key < ?"),
+            () if below is None else (below,)).fetchone()
+        return int(count), first
+
     def checked_row(self, where: str, value: Any, gap: Any, first: str | None,
                     second: str | None, *, layer: int | None = None
                     ) -> tuple[float, float | None, dict[int, dict[int, float]]]:
@@ -242,6 +251,9 @@ class GameDB:
         self._check_number(where, "value", value)
         if gap is not None or stores:  # a values-only row keeps no gap (schema 0004)
             self._check_number(where, "gap", gap)
+            if is_negative_gap(gap, value):
+                raise DamagedFile(self.path, f"{where}: the gap {gap!r} is negative (a gap "
+                                  "is the stage game's max minus min, at least 0)")
         if (first is None or second is None) and stores:
             raise DamagedFile(self.path, f"{where}: no strategy stored (NULL) in a file "
                               "built with strategies")
@@ -482,6 +494,16 @@ class _Cells(NamedTuple):
 
 _ROWS = "SELECT key, layer, value, gap, strategy1, strategy2 FROM states WHERE "
 _NUMBERS = "SELECT key, layer, value, gap, NULL, NULL FROM states WHERE "
+
+
+#: The rounding a stored gap may show below 0 (relative to max(1, |value|)): the solver's
+#: ``max_i (M y)_i - min_j (x M)_j`` is -1.1e-16 in some shipped rows; -5 is damage.
+NEGATIVE_GAP_ROUNDING = 1e-9
+
+
+def is_negative_gap(gap: float, value: float) -> bool:
+    """True for a gap below 0 by more than rounding (a tampered or damaged row)."""
+    return gap < -NEGATIVE_GAP_ROUNDING * max(1.0, abs(value))
 
 
 def _is_number(value: Any) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -223,7 +224,8 @@ _META_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "key_layout": ("a string", _is(str)), "status": ("a string", _is(str)),
     "canonical_keys": ("true or false", _is(bool)), "values_only": ("true or false", _is(bool)),
     "params": ("an object", _is(dict)), "solver": ("an object", _is(dict)),
-    "root_value": ("a number or null", lambda v: v is None or _NUMBER(v)),
+    "root_value": ("a finite number or null", lambda v: v is None or (
+        _NUMBER(v) and math.isfinite(v))),  # json.loads reads NaN and Infinity
     "states": ("an integer", _is(int)),
     "book_from_layer": ("an integer", _is(int)), "book_source": ("an object", _is(dict)),
     "root_keys": ("a list of integers", lambda v: isinstance(v, list) and all(map(_is(int), v))),
