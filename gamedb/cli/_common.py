@@ -43,14 +43,20 @@ def _user_error_message(exc: Exception, db_path: Any) -> str | None:
     # Imported here, not at the top: the command has loaded the library by now.
     from gamedb.games import GameError
     from gamedb.store import NotSolved, StoreError
-    from gamedb.store.errors import DATABASE_ERRORS, describe_database_error
+    from gamedb.store.errors import DATABASE_ERRORS, describe_database_error, is_disk_full
     from gamedb.store.migrate import SchemaOutOfDate
 
     if isinstance(exc, (GameError, StoreError, NotSolved, SchemaOutOfDate)):
         return str(exc)
+    if isinstance(exc, MemoryError):  # e.g. a query whose answer does not fit
+        return f"{f'{db_path}: ' if db_path else ''}out of memory: the answer is too big"
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"
+    if is_disk_full(exc):  # the disk's fault, not the file's: never "damaged"
+        named = getattr(exc, "filename", None) or db_path
+        where = f"{named}: " if named else ""
+        return f"{where}the disk is full: free some space and run again"
     if isinstance(exc, DATABASE_ERRORS):
         where = f"{db_path}: " if db_path else ""
         return (f"{where}{describe_database_error(exc)} (the file is damaged or not a "
@@ -74,10 +80,14 @@ class _Group(click.Group):
         """Run as the program (the console script, ``python -m gamedb``); click's test
         runner calls ``main`` and keeps its Ctrl-C."""
         self._program = True
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _interrupted_before_the_command)
         return self.main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
+            if signal.getsignal(signal.SIGINT) is _interrupted_before_the_command:
+                signal.signal(signal.SIGINT, signal.default_int_handler)  # the command's own
             return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
@@ -88,6 +98,13 @@ class _Group(click.Group):
         finally:
             if self._program:
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _interrupted_before_the_command(_signum: int, _frame: Any) -> None:
+    """Ctrl-C while click reads the arguments: nothing has started, nothing to save
+    (click's own handling there says ``Aborted!`` and exits 1)."""
+    click.echo("interrupted", err=True)
+    raise SystemExit(130)
 
 
 def _cut_short(message: str) -> str:

@@ -53,7 +53,7 @@ _QUIET = click.option("--quiet", is_flag=True, help="No progress bar on stderr."
               help="Changes nothing: the outcome is exact unless --games is given (kept for "
                    "scripts; refused with --games).")
 @click.option("--games", type=click.IntRange(1), help="Simulate this many games instead.")
-@click.option("--seed", type=int, help="Seed of the simulation.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed of the simulation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 @_QUIET
 @user_errors
@@ -93,7 +93,7 @@ def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bo
               help="Comma-separated series lengths.")
 @_DB_OPTION
 @click.option("--simulate", is_flag=True, help="Play seeded games instead of exact expectations.")
-@click.option("--seed", type=int, help="Seed of the simulation.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed of the simulation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 @_QUIET
 @user_errors
@@ -132,7 +132,7 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
 @click.argument("db_path", metavar="DB", type=_DB)
 @click.option("--seat", type=click.IntRange(1, 2), default=1, show_default=True,
               help="Your seat: player 1 or 2.")
-@click.option("--seed", type=int, help="Seed of the chance draws and the equilibrium's moves.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed of the chance draws and the equilibrium's moves.")
 @user_errors
 def play(db_path: Path, seat: int, seed: int | None) -> None:
     """Play against the equilibrium in the terminal (moves from stdin, so scripts work).
@@ -250,7 +250,13 @@ def _lengths(text: str) -> list[int]:
 
 def _read_line(prompt: str) -> str | None:
     click.echo(prompt, nl=False)
-    line = sys.stdin.readline()  # CliRunner swaps sys.stdin for scripted input
+    try:
+        line = sys.stdin.readline()  # CliRunner swaps sys.stdin for scripted input
+    except UnicodeDecodeError as exc:  # a strict UTF-8 stdin (PYTHONIOENCODING=utf-8)
+        click.echo()
+        raise click.ClickException(f"standard input: byte {exc.object[exc.start]:#04x} is "
+                                   f"not {exc.encoding} text; moves are typed as text "
+                                   "(e.g. 3, or quit)") from None
     if not line:
         click.echo()
         return None

@@ -239,7 +239,7 @@ def _meta_value(path: Path, name: object, value: object) -> Any:
     try:
         if isinstance(value, (str, bytes, bytearray)):
             return json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past Python's limit
         pass
     raise DamagedFile(path, f"meta {name!r} is not JSON: {shown(str(value), 40)}")
 

@@ -24,7 +24,7 @@ import os
 import secrets
 import sqlite3
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,15 +53,34 @@ def run_query(path: str | Path, sql: str,
         QueryError: SQLite refused the statement, e.g. any write.
     """
     conn = _readonly(Path(path))
+    # no cell bigger than this: randomblob(1000000000) ended in a MemoryError
+    if (setlimit := getattr(conn, "setlimit", None)) is not None:  # Python 3.11+
+        setlimit(_SQLITE_LIMIT_LENGTH, QUERY_CELL_LIMIT)
+    rows: Generator[tuple[Any, ...], None, None] | None = None
     try:
         try:
             cursor = conn.execute(sql, params)
         except sqlite3.Error as exc:
-            raise QueryError(f"{path}: {exc}") from None
+            raise QueryError(f"{path}: {_query_error(exc)}") from None
         columns = [d[0] for d in cursor.description or ()]
-        yield columns, _rows(cursor, path)
+        rows = _rows(cursor, path)
+        yield columns, rows
     finally:
+        if rows is not None:
+            rows.close()  # before its connection: else it is closed after, and complains
         conn.close()
+
+
+#: The largest string or BLOB a query may return (bytes): a page BLOB is under 1 MiB.
+QUERY_CELL_LIMIT = 64 << 20
+_SQLITE_LIMIT_LENGTH = 0  # sqlite3.SQLITE_LIMIT_LENGTH (Python 3.11+)
+
+
+def _query_error(exc: sqlite3.Error) -> str:
+    if "too big" in str(exc):
+        return (f"{exc}: a cell of the result is over {QUERY_CELL_LIMIT >> 20} MiB, the "
+                "limit of gamedb sql")
+    return str(exc)
 
 
 def page_layers_note(path: str | Path) -> str | None:
@@ -83,11 +102,11 @@ def page_layers_note(path: str | Path) -> str | None:
             "show, export and the Python API read them (docs/format.md)")
 
 
-def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Iterator[tuple[Any, ...]]:
+def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Generator[tuple[Any, ...], None, None]:
     try:
         yield from cursor
     except sqlite3.Error as exc:
-        raise QueryError(f"{path}: {exc}") from None
+        raise QueryError(f"{path}: {_query_error(exc)}") from None
 
 
 def _readonly(path: Path) -> sqlite3.Connection:
@@ -216,6 +235,9 @@ def export_to_file(path: str | Path, output: str | Path, fmt: str, *,
             its folder is missing or not writable.
     """
     output = Path(output)
+    if output.name in ("", "..") or output.is_dir():  # Path("") is "."
+        raise StoreError(f"cannot write {str(output)!r}: a folder, not a file; name the "
+                         "file to write")
     refuse_own_database(output, path)
     if not output.parent.is_dir():
         raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} does not exist")

@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
 from gamedb.store.engine import file_uri, file_url
-from gamedb.store.errors import StoreError
+from gamedb.store.errors import StoreError, is_disk_full
 from gamedb.store.schema import READABLE_REVISIONS, SCHEMA_REVISION, STRATEGIES_VIEW, metadata
 
 if TYPE_CHECKING:  # alembic is imported only to create or migrate a file (start-up time)
@@ -149,9 +149,13 @@ def upgrade_file(path: Path, *, backup: bool = True) -> tuple[str | None, str]:
         with engine.begin() as conn:
             upgrade(conn)
             return before, current_revision(conn) or SCHEMA_REVISION
-    except BaseException:
+    except BaseException as exc:
         if copy is not None:
             copy.unlink()  # the transaction left the file as it was: the copy is not needed
+        if isinstance(exc, Exception) and is_disk_full(exc):  # not the file's fault
+            raise StoreError(f"{path}: the disk is full (the upgrade needs room for its "
+                             "journal and new tables); the file is unchanged: free some "
+                             "space and run again") from None
         raise
     finally:
         engine.dispose()
