@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -154,3 +157,173 @@ def test_a_root_value_that_is_no_finite_number_is_damage(built, tmp_path: Path,
                                       "WHERE name = 'root_value'")
     fails("info", str(path), "--json", message="o.sqlite")
     fails("verify", str(path), message="root_value")
+
+
+# --- Bad input: one line, never a traceback ---------------------------------------------
+
+def test_play_with_bytes_that_are_not_utf8(j6: Path) -> None:
+    """``play`` with non-UTF-8 bytes on stdin ended in a UnicodeDecodeError."""
+    fails("play", str(j6), input=b"\xff\xfe\x80\n", message="standard input")
+
+
+@pytest.mark.parametrize("command", [["match", "{db}", "equilibrium", "random", "--games", "3"],
+                                     ["tournament", "{db}", "--agents", "random,highest",
+                                      "--simulate"],
+                                     ["play", "{db}"]])
+def test_a_negative_seed_is_refused(j6: Path, command: list[str]) -> None:
+    """``match --seed -1`` ended in numpy's ValueError."""
+    result = run(*[part.format(db=j6) for part in command], "--seed", "-1")
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "'--seed': -1 is not in the range x>=0" in result.stderr
+
+
+def test_export_to_no_file_name(j6: Path, tmp_path: Path) -> None:
+    """``export -o ''`` ended in ``PosixPath('.') has an empty name`` (click refuses
+    ``-o .`` and ``-o FOLDER`` itself)."""
+    before = listing(tmp_path)
+    fails("export", str(j6), "-o", "", "--quiet", message="a folder, not a file")
+    assert listing(tmp_path) == before
+
+
+@pytest.mark.parametrize("suffix", ["-journal", "-wal", "-shm"])
+def test_export_over_the_database_s_own_journal_is_refused(j6: Path, suffix: str) -> None:
+    """``export DB -o DB-journal`` succeeded, and then ``info DB`` refused the file."""
+    before = digest(j6)
+    fails("export", str(j6), "-o", f"{j6}{suffix}", "--quiet", message="j6.sqlite's own")
+    assert not Path(f"{j6}{suffix}").exists() and digest(j6) == before
+    assert run("info", str(j6)).exit_code == 0
+
+
+def test_sql_refuses_a_gigabyte_cell(j6: Path) -> None:
+    """``sql FILE "SELECT randomblob(1000000000)"`` ended in a MemoryError."""
+    fails("sql", str(j6), "SELECT randomblob(1000000000)", message="too big")
+
+
+def test_sql_json_prints_blobs_and_infinities_as_json(j6: Path) -> None:
+    """A BLOB ended in ``bytes is not JSON serializable``; infinity printed ``Infinity``."""
+    result = run("sql", str(j6), "SELECT x'00ff' AS b, 1e999 AS i, -1e999 AS n, 0.0/0 AS z",
+                 "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout, parse_constant=pytest.fail) == [
+        {"b": {"$base64": True, "encoded": "AP8="}, "i": "Infinity", "n": "-Infinity",
+         "z": None}]
+
+
+@pytest.mark.parametrize("agents", [["random", "random"], ["equilibrium", "random"],
+                                    ["equilibrium", "random", "--games", "2"]])
+def test_a_game_too_long_to_recurse_is_refused_in_one_line(agents: list[str]) -> None:
+    """``match "oshi_zumo(coins=1000,size=100)"`` ended in a RecursionError."""
+    fails("match", "oshi_zumo(coins=1000,size=100)", *agents, "--quiet",
+          message="oshi_zumo(alesia=false,coins=1000,min_bid=1,size=100): ")
+    fails("tournament", "oshi_zumo(coins=1000,size=100)", "--agents", "equilibrium,random",
+          "--games", "2", "--simulate", "--quiet", message="coins=1000")
+
+
+# --- Ctrl-C while the program starts ------------------------------------------------------
+
+_STARTS = {
+    "imports": """
+import importlib.abc, sys
+class Interrupted(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "gamedb.cli.query":
+            raise KeyboardInterrupt  # Ctrl-C as Python imports the commands
+sys.meta_path.insert(0, Interrupted())
+""",
+    "arguments": """
+import signal, sys
+from gamedb.cli import cli
+read = cli.parse_args
+def parse_args(ctx, args):
+    signal.raise_signal(signal.SIGINT)  # Ctrl-C as click reads the arguments
+    return read(ctx, args)
+cli.parse_args = parse_args
+"""}
+
+
+@pytest.mark.parametrize("moment", sorted(_STARTS))
+def test_ctrl_c_while_the_program_starts_is_one_line(moment: str) -> None:
+    """A Ctrl-C in the first moments of any command printed a KeyboardInterrupt traceback
+    from the imports (2 of 51 runs), or click's ``Aborted!`` with exit status 1."""
+    code = (f"import sys\nsys.argv = ['gamedb', 'games']\n{_STARTS[moment]}\n"
+            "from gamedb.cli import cli\ncli()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stderr, done.stdout) == (130, "interrupted\n", "")
+
+
+# --- Damaged content is reported as damage ------------------------------------------------
+
+_DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("statement", [
+    "UPDATE meta SET value = :deep WHERE name = 'solver'",
+    "INSERT INTO meta VALUES ('extra', :deep)",
+    "UPDATE states SET strategy1 = :deep WHERE key = (SELECT max(key) FROM states)",
+    "UPDATE states SET strategy2 = '{\"1\":' || :deep || '}' WHERE key = "
+    "(SELECT min(key) FROM states WHERE strategy2 IS NOT NULL)",
+])
+def test_deeply_nested_json_is_damage_not_a_recursion_error(j6: Path, statement: str) -> None:
+    """Deeply nested JSON in meta or a strategy: RecursionError in info and verify."""
+    with sqlite3.connect(j6) as conn:
+        conn.execute(statement, {"deep": _DEEP})
+    conn.close()
+    before = digest(j6)
+    for args in (["info", str(j6), "--json"], ["verify", str(j6)],
+                 ["show", str(j6), "start"], ["export", str(j6)]):
+        result = run(*args)
+        assert "Traceback" not in result.output and result.exception is None or \
+            isinstance(result.exception, SystemExit), (args, result.exception)
+        if result.exit_code:
+            assert result.exit_code == 1 and "j6.sqlite" in result.stderr, (args, result.output)
+    assert run("verify", str(j6)).exit_code == 1
+    assert digest(j6) == before
+
+
+# --- Healthy files are not called damaged -------------------------------------------------
+
+@pytest.fixture
+def full_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A real 400 KiB file system, filled up (tmpfs; needs the right to mount)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(mount)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def _fill(folder: Path) -> None:
+    filler = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        with pytest.raises(OSError, match="No space left"):
+            while True:
+                os.write(filler, b"\0" * 4096)
+    finally:
+        os.close(filler)
+
+
+def test_upgrade_on_a_full_disk_says_full_not_damaged(full_disk: Path) -> None:
+    """``upgrade --no-backup`` on a full disk called the unchanged file damaged."""
+    old = full_disk / "old.sqlite"
+    shutil.copy(Path(__file__).parent / "assets" /
+                "jujitsu_num_cards=4_ties=carry.schema-0001.sqlite", old)
+    _fill(full_disk)
+    before = listing(full_disk)
+    line = fails("upgrade", str(old), "--no-backup", message="the disk is full")
+    assert "damaged" not in line and "unchanged" in line
+    assert listing(full_disk) == before
+
+
+def test_book_on_a_full_disk_says_full_not_damaged(j6: Path, full_disk: Path) -> None:
+    """``book`` onto a full disk called its (unchanged) source damaged."""
+    _fill(full_disk)
+    before, source = listing(full_disk), digest(j6)
+    line = fails("book", str(j6), str(full_disk / "bk.sqlite"), "--from-layer", "5",
+                 "--quiet", message="the disk is full")
+    assert "damaged" not in line and "bk.sqlite" in line
+    assert listing(full_disk) == before and digest(j6) == source
