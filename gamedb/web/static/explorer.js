@@ -39,11 +39,13 @@ async function loadFiles() {
   select.replaceChildren(...dbs.map((d) => {
     const option = document.createElement("option");
     option.value = d.name;
-    option.textContent = `${d.info.spec}  (${d.name})`;
+    option.textContent = d.info ? `${d.info.spec}  (${d.name})` : `${d.name}: ${d.error}`;
+    option.disabled = !d.info;  // a file damaged since the server started
     return option;
   }));
   const wanted = new URLSearchParams(location.hash.slice(1));
-  if (wanted.get("db") && dbs.some((d) => d.name === wanted.get("db"))) select.value = wanted.get("db");
+  if (wanted.get("db") && dbs.some((d) => d.info && d.name === wanted.get("db"))) select.value = wanted.get("db");
+  else if (select.selectedOptions[0]?.disabled) select.value = dbs.find((d) => d.info)?.name ?? "";
   return wanted.get("position") || "start";
 }
 
