@@ -214,7 +214,7 @@ def test_sql_json_prints_blobs_and_infinities_as_json(j6: Path) -> None:
 def test_a_game_too_long_to_recurse_is_refused_in_one_line(agents: list[str]) -> None:
     """``match "oshi_zumo(coins=1000,size=100)"`` ended in a RecursionError."""
     fails("match", "oshi_zumo(coins=1000,size=100)", *agents, "--quiet",
-          message="oshi_zumo(alesia=false,coins=1000,min_bid=1,size=100): ")
+          message="oshi_zumo(alesia=false,coins=1000,min_bid=1,size=100)")
     fails("tournament", "oshi_zumo(coins=1000,size=100)", "--agents", "equilibrium,random",
           "--games", "2", "--simulate", "--quiet", message="coins=1000")
 
@@ -327,3 +327,39 @@ def test_book_on_a_full_disk_says_full_not_damaged(j6: Path, full_disk: Path) ->
                  "--quiet", message="the disk is full")
     assert "damaged" not in line and "bk.sqlite" in line
     assert listing(full_disk) == before and digest(j6) == source
+
+
+# --- Cost before work -------------------------------------------------------------------
+
+def test_solving_a_big_game_without_a_file_is_refused_up_front_with_the_estimate() -> None:
+    """``match "goofspiel(num_cards=13)" equilibrium random`` (a spec, no file) solved with
+    no cap, +12 MB/s."""
+    line = fails("match", "goofspiel(num_cards=13)", "equilibrium", "random", "--quiet",
+                 message="this match of goofspiel(num_cards=13,")
+    assert "positions" in line and "days" in line and "--db" in line and "--force" in line
+    fails("tournament", "oshi_zumo(coins=1000,size=100)", "--agents", "equilibrium,random",
+          "--quiet", message="would take about")
+
+
+def test_a_hundred_million_games_are_refused_up_front(j6: Path) -> None:
+    """``match A B --games 100000000`` ran for hours, silent with --quiet."""
+    line = fails("match", str(j6), "equilibrium", "random", "--games", "100000000",
+                 "--quiet", message="600,000,000 moves simulated")
+    assert "fewer --games" in line and "--force" in line
+
+
+def test_cheap_matches_are_not_refused(j6: Path) -> None:
+    for args in (["goofspiel(num_cards=13)", "level-1", "random"],  # a closed form
+                 ["nim(heaps=15-15-15-15-15-15-15-15)", "random", "highest"],
+                 [str(j6), "equilibrium", "random", "--games", "1000"]):
+        result = run("match", *args, "--quiet")
+        assert result.exit_code == 0, (args, result.output)
+
+
+def test_force_runs_what_the_estimate_refuses(j6: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gamedb.play.cost
+    monkeypatch.setattr(gamedb.play.cost, "LIMIT_SECONDS", 1e-9)
+    fails("match", str(j6), "equilibrium", "random", "--games", "3", "--quiet",
+          message="refused beyond")
+    assert run("match", str(j6), "equilibrium", "random", "--games", "3", "--quiet",
+               "--force").exit_code == 0

@@ -42,6 +42,9 @@ _DB_OPTION = click.option("--db", "db_path", type=_DB,
                           help="Database for the equilibrium agents, when the first argument "
                                "is a SPEC (without one they solve on the fly: small games).")
 _QUIET = click.option("--quiet", is_flag=True, help="No progress bar on stderr.")
+_FORCE = click.option("--force", is_flag=True,
+                      help="Run even when the work is estimated past 5 minutes (refused "
+                           "by default, with the estimate).")
 
 
 @cli.command(epilog=AGENT_NAMES)
@@ -55,10 +58,11 @@ _QUIET = click.option("--quiet", is_flag=True, help="No progress bar on stderr."
 @click.option("--games", type=click.IntRange(1), help="Simulate this many games instead.")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed of the simulation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@_FORCE
 @_QUIET
 @user_errors
 def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bool,
-          games: int | None, seed: int | None, as_json: bool, quiet: bool) -> None:
+          games: int | None, seed: int | None, as_json: bool, force: bool, quiet: bool) -> None:
     """Play AGENT1 (player 1) against AGENT2: exact outcome, or a seeded simulation.
 
     The game is a database file (DB) or a SPEC, as in tournament. Progress (positions
@@ -78,6 +82,8 @@ def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bo
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         a, b = make_agent(agent1, game, db), make_agent(agent2, game, db)
+        if not force:
+            _check_cost(game, [agent1, agent2], db, games, 1, [(a, b)])
         unit = "games" if games else "positions"
         with progress_bar(quiet, unit) as on_progress:
             result = play_match(game, a, b, games=games, seed=seed, on_progress=on_progress)
@@ -95,10 +101,11 @@ def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bo
 @click.option("--simulate", is_flag=True, help="Play seeded games instead of exact expectations.")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed of the simulation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@_FORCE
 @_QUIET
 @user_errors
 def tournament(target: str, agents: str, lengths: str, db_path: Path | None, simulate: bool,
-               seed: int | None, as_json: bool, quiet: bool) -> None:
+               seed: int | None, as_json: bool, force: bool, quiet: bool) -> None:
     """Run round robins of the game among the agents, one table per series length.
 
     The game is a SPEC or a database file (DB), as in match. Progress (pairings
@@ -121,6 +128,10 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         players = [make_agent(name, game, db) for name in names]
+        if not force:
+            pairs = [(a, b) for a in players for b in players if a is not b]
+            _check_cost(game, names, db, sum(series_lengths) if simulate else None,
+                        len(pairs), pairs)
         with progress_bar(quiet, "pairings") as on_progress:
             series = round_robin(game, players, series_lengths, seed=seed,
                                  simulate_games=simulate, on_progress=on_progress)
@@ -208,6 +219,21 @@ def plot_heatmap_command(db_path: Path, x_axis: str, y_axis: str, fixed: tuple[s
         grid = slice_grid(db, Axis.parse(x_axis, ranges), Axis.parse(y_axis, ranges),
                           " ".join(fixed), what)
     click.echo(f"wrote {plot_heatmap(grid, path)}")
+
+
+def _check_cost(game: Any, names: list[str], db: GameDB | None, games: int | None,
+                matches: int, pairs: list[tuple[Any, Any]]) -> None:
+    """Refuse work estimated past ``gamedb.play.cost.LIMIT_SECONDS`` (before it starts)."""
+    from gamedb.play.cost import check_cost, match_cost
+    from gamedb.play.level_k import applies
+
+    closed = games is None and all(applies(game, a, b) for a, b in pairs)  # closed forms
+    cost = match_cost(game, names, has_file=db is not None, games=games, matches=matches,
+                      closed_form=closed)
+    instead = ("build a file (gamedb build SPEC --db FILE) and give it with --db"
+               if cost.solved else "fewer --games" if games else "simulate (--games N)")
+    check_cost(cost, f"this {'match' if matches == 1 else 'tournament'} of {game.spec}",
+               instead)
 
 
 def _open_game(stack: ExitStack, target: str, db_path: Path | None) -> tuple[Any, GameDB | None]:
