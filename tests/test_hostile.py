@@ -281,6 +281,28 @@ def test_deeply_nested_json_is_damage_not_a_recursion_error(j6: Path, statement:
     assert digest(j6) == before
 
 
+@pytest.mark.parametrize("table", ["meta", "states"])
+def test_text_that_is_not_utf8_is_damage(j6: Path, table: str) -> None:
+    """Found by tests/test_fuzz.py: a byte 0x80 in the text of a table's declaration (a
+    column name, as sqlite3 decodes it) was a UnicodeDecodeError."""
+    data = bytearray(j6.read_bytes())
+    declared = data.index(f"CREATE TABLE {table} (".encode())
+    column = data.index(b"value", declared)
+    data[column] = 0x80
+    j6.write_bytes(bytes(data))
+    before = digest(j6)
+    for args in (["info", str(j6)], ["show", str(j6), "start"], ["verify", str(j6)],
+                 ["sql", str(j6), "SELECT * FROM meta, states"], ["export", str(j6)]):
+        result = run(*args)
+        assert "Traceback" not in result.output, args
+        assert result.exception is None or isinstance(result.exception, SystemExit), \
+            (args, result.exception)
+        if result.exit_code:
+            assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
+            assert args[0] != "sql" or "UTF-8" in result.stderr, (args, result.stderr)
+    assert digest(j6) == before
+
+
 # --- Healthy files are not called damaged -------------------------------------------------
 
 @pytest.fixture

@@ -143,7 +143,8 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
 @click.argument("db_path", metavar="DB", type=_DB)
 @click.option("--seat", type=click.IntRange(1, 2), default=1, show_default=True,
               help="Your seat: player 1 or 2.")
-@click.option("--seed", type=click.IntRange(min=0), help="Seed of the chance draws and the equilibrium's moves.")
+@click.option("--seed", type=click.IntRange(min=0),
+              help="Seed of the chance draws and the equilibrium's moves.")
 @user_errors
 def play(db_path: Path, seat: int, seed: int | None) -> None:
     """Play against the equilibrium in the terminal (moves from stdin, so scripts work).

@@ -161,6 +161,9 @@ def read_meta(conn: Connection, path: Path) -> dict[str, Any]:
     """Return the ``meta`` table as a dict, or raise ``NotAGameDB``."""
     try:
         rows = conn.execute(select(schema.meta.c.name, schema.meta.c.value)).all()
+    except UnicodeDecodeError as exc:  # sqlite3 decodes TEXT as UTF-8 (found by tests/test_fuzz.py)
+        raise DamagedFile(path, f"meta holds text that is not UTF-8 ({exc.reason} at byte "
+                          f"{exc.start})") from None
     except (OperationalError, DatabaseError) as exc:
         if (interrupted := interrupted_write(path, exc)) is not None:
             raise interrupted from None

@@ -65,7 +65,10 @@ class NotSolved(KeyError):
 
 
 #: Low-level errors of a damaged or foreign file, as raised by sqlite3 or SQLAlchemy.
-DATABASE_ERRORS: tuple[type[Exception], ...] = (sqlite3.DatabaseError, _SQLAlchemyDatabaseError)
+DATABASE_ERRORS: tuple[type[Exception], ...] = (
+    sqlite3.DatabaseError, _SQLAlchemyDatabaseError,
+    UnicodeDecodeError,  # a TEXT cell that is not UTF-8: sqlite3 decodes every one it reads
+)
 
 
 def is_disk_full(exc: BaseException) -> bool:
@@ -78,4 +81,6 @@ def is_disk_full(exc: BaseException) -> bool:
 
 def describe_database_error(exc: Exception) -> str:
     """Return the one-line reason of a sqlite3 or SQLAlchemy database error."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"text in the file is not UTF-8 ({exc.reason} at byte {exc.start})"
     return str(getattr(exc, "orig", None) or exc).splitlines()[0]
