@@ -303,6 +303,12 @@ def test_text_that_is_not_utf8_is_damage(j6: Path, table: str) -> None:
     assert digest(j6) == before
 
 
+def test_a_control_character_in_a_message_is_escaped() -> None:
+    """Found by tests/test_fuzz.py: a damaged schema's "\x1c" (a line separator to
+    ``splitlines``) made the one-line message two lines."""
+    fails("info", "x\x1cy\u2028.sqlite", message="x\\x1cy\\u2028.sqlite: no such database file")
+
+
 # --- Healthy files are not called damaged -------------------------------------------------
 
 @pytest.fixture

@@ -34,8 +34,20 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
             message = _user_error_message(exc, kwargs.get("db_path"))
             if message is None:
                 raise
-            raise click.ClickException(message) from None
+            raise click.ClickException(_printable(message)) from None
     return wrapper
+
+
+def _printable(message: str) -> str:
+    r"""Escape the characters of a message that are not printable (control characters,
+    line separators): one line stays one line, whatever a file or an input held.
+
+    >>> _printable("x\x1cy.sqlite: no such file")
+    'x\\x1cy.sqlite: no such file'
+    """
+    if message.isprintable():
+        return message
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
 def _user_error_message(exc: Exception, db_path: Any) -> str | None:
