@@ -56,11 +56,16 @@ def run_query(path: str | Path, sql: str,
     # no cell bigger than this: randomblob(1000000000) ended in a MemoryError
     if (setlimit := getattr(conn, "setlimit", None)) is not None:  # Python 3.11+
         setlimit(_SQLITE_LIMIT_LENGTH, QUERY_CELL_LIMIT)
+    # Python runs a Ctrl-C's handler only between its own steps, never inside one SQLite
+    # call: a handler SQLite calls every so often lets it run; its KeyboardInterrupt
+    # stops the query ("interrupted"), and _interrupted raises it again
+    conn.set_progress_handler(_let_signals_in, 100_000)
     rows: Generator[tuple[Any, ...], None, None] | None = None
     try:
         try:
             cursor = conn.execute(sql, params)
         except sqlite3.Error as exc:
+            _interrupted(exc)
             raise QueryError(f"{path}: {_query_error(exc)}") from None
         columns = [d[0] for d in cursor.description or ()]
         rows = _rows(cursor, path)
@@ -74,6 +79,16 @@ def run_query(path: str | Path, sql: str,
 #: The largest string or BLOB a query may return (bytes): a page BLOB is under 1 MiB.
 QUERY_CELL_LIMIT = 64 << 20
 _SQLITE_LIMIT_LENGTH = 0  # sqlite3.SQLITE_LIMIT_LENGTH (Python 3.11+)
+
+
+def _let_signals_in() -> int:
+    return 0  # 0: go on; a KeyboardInterrupt raised here stops the query
+
+
+def _interrupted(exc: sqlite3.Error) -> None:
+    """Raise ``KeyboardInterrupt`` for a query a Ctrl-C stopped (see ``run_query``)."""
+    if str(exc) == "interrupted":
+        raise KeyboardInterrupt from None
 
 
 def _query_error(exc: sqlite3.Error) -> str:
@@ -106,6 +121,7 @@ def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Generator[tuple[Any, ...]
     try:
         yield from cursor
     except sqlite3.Error as exc:
+        _interrupted(exc)
         raise QueryError(f"{path}: {_query_error(exc)}") from None
 
 
