@@ -303,6 +303,45 @@ def test_text_that_is_not_utf8_is_damage(j6: Path, table: str) -> None:
     assert digest(j6) == before
 
 
+@pytest.mark.parametrize("key", [2**63 - 1, -5, 7 << 48])
+def test_a_key_no_position_has_is_damage(j6: Path, key: int) -> None:
+    """A key at the top of the integer range made ``verify`` ask for 22 GB (killed by the
+    kernel); a negative one said ``negative dimensions not allowed``. The commands run
+    under a 3 GiB address-space limit, so a regression fails instead of swapping."""
+    import resource
+
+    with sqlite3.connect(j6) as conn:
+        conn.execute("INSERT INTO states SELECT ?, layer, value, gap, strategy1, strategy2 "
+                     "FROM states WHERE key = (SELECT max(key) FROM states)", (key,))
+    conn.close()
+    before = digest(j6)
+
+    def capped() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    for args in (["verify", str(j6)], ["export", str(j6)]):
+        done = subprocess.run([sys.executable, "-m", "gamedb", *args], capture_output=True,
+                              text=True, timeout=300, preexec_fn=capped)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert f"key {key}" in done.stderr, done.stderr
+    assert digest(j6) == before
+
+
+@pytest.mark.parametrize("strategy", ['{"1":0.0}', '{}', '{"1":0.5,"2":0.25}'])
+def test_a_strategy_that_does_not_sum_to_one_is_damage(j6: Path, strategy: str) -> None:
+    """A strategy whose mass was removed made ``match`` answer 0 points, silently."""
+    with sqlite3.connect(j6) as conn:
+        conn.execute("UPDATE states SET strategy1 = ? WHERE key = (SELECT max(key) FROM states)",
+                     (strategy,))
+    conn.close()
+    for args in (["show", str(j6), "start"], ["match", str(j6), "equilibrium", "random"],
+                 ["match", str(j6), "equilibrium", "random", "--games", "3"]):
+        fails(*args, "--quiet" if args[0] == "match" else "--json",
+              message="the strategy of stored player 1 sums to")
+    assert run("verify", str(j6)).exit_code == 1
+
+
 def test_a_control_character_in_a_message_is_escaped() -> None:
     """Found by tests/test_fuzz.py: a damaged schema's "\x1c" (a line separator to
     ``splitlines``) made the one-line message two lines."""
@@ -391,3 +430,21 @@ def test_force_runs_what_the_estimate_refuses(j6: Path, monkeypatch: pytest.Monk
           message="refused beyond")
     assert run("match", str(j6), "equilibrium", "random", "--games", "3", "--quiet",
                "--force").exit_code == 0
+
+
+def test_ctrl_c_stops_a_long_sql_query(j6: Path) -> None:
+    """``sql`` ignored Ctrl-C during a long query (Python waits for the SQLite call)."""
+    import signal
+    import time
+
+    endless = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+               "SELECT count(*) FROM c")
+    query = subprocess.Popen([sys.executable, "-m", "gamedb", "sql", str(j6), endless],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(3)  # well into the query
+        query.send_signal(signal.SIGINT)
+        out, err = query.communicate(timeout=20)
+    finally:
+        query.kill()
+    assert (query.returncode, err, out) == (130, "interrupted\n", "")
