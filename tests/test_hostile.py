@@ -448,3 +448,26 @@ def test_ctrl_c_stops_a_long_sql_query(j6: Path) -> None:
     finally:
         query.kill()
     assert (query.returncode, err, out) == (130, "interrupted\n", "")
+
+
+# --- Cluster addresses --------------------------------------------------------------------
+
+def test_a_port_out_of_range_is_refused_at_once(tmp_path: Path) -> None:
+    """``--cluster tcp://127.0.0.1:99999`` waited 30 s to say it could not connect."""
+    result = run("build", "jujitsu(num_cards=3)", "--db", str(tmp_path / "c.sqlite"),
+                 "--cluster", "tcp://127.0.0.1:99999", "--quiet")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "port 99999 is out of range 1..65535" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_tls_without_tls_settings_is_one_line(tmp_path: Path) -> None:
+    """``--cluster tls://...`` ended in Dask's TypeError (no SSL context)."""
+    pytest.importorskip("distributed", reason="the cluster extra is not installed")
+    done = subprocess.run([sys.executable, "-m", "gamedb", "build", "jujitsu(num_cards=3)",
+                           "--db", str(tmp_path / "c.sqlite"), "--cluster",
+                           "tls://127.0.0.1:1", "--quiet"],
+                          capture_output=True, text=True, timeout=50)  # was 60 s at exit
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "tls:// needs Dask's TLS settings" in done.stderr
+    assert list(tmp_path.iterdir()) == []
