@@ -471,3 +471,11 @@ def test_tls_without_tls_settings_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "tls:// needs Dask's TLS settings" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_build_whose_size_cannot_be_estimated_names_force(tmp_path: Path) -> None:
+    """A refused Hackenbush said nothing of ``--force``."""
+    edges = ",".join(f"0-{i}" for i in range(1, 41))
+    fails("build", f"hackenbush(edges={edges})", "--db", str(tmp_path / "h.sqlite"), "--quiet",
+          message="add --force to build it anyway")
+    assert list(tmp_path.iterdir()) == []
