@@ -149,6 +149,14 @@ def test_the_untampered_file_is_sound(built, tmp_path: Path) -> None:  # type: i
     assert result.exit_code == 0 and "sound" in result.stdout, result.output
 
 
+def test_a_layers_row_that_is_no_finite_number_is_damage(j6: Path) -> None:
+    """``info --json`` printed ``"max_gap": Infinity`` (not JSON)."""
+    with sqlite3.connect(j6) as conn:
+        conn.execute("UPDATE layers SET max_gap = 1e999 WHERE layer = 6")
+    conn.close()
+    fails("info", str(j6), "--json", message="the layers table holds a row that is not finite")
+
+
 @pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])
 def test_a_root_value_that_is_no_finite_number_is_damage(built, tmp_path: Path,
                                                          number: str) -> None:  # type: ignore[no-untyped-def]

@@ -484,9 +484,10 @@ class GameDB:
     def _checked_layer(self, *row: Any) -> LayerInfo:
         """Return one row of the ``layers`` table, or raise ``DamagedFile``."""
         kinds: tuple[type | tuple[type, ...], ...] = (int, int, int, (int, float), (int, float))
-        if any(isinstance(x, bool) or not isinstance(x, k) for x, k in zip(row, kinds)):
-            raise DamagedFile(self.path, f"the layers table holds a row that is not numbers: "
-                              f"{shown(repr(row), 60)}")
+        if any(isinstance(x, bool) or not isinstance(x, k) for x, k in zip(row, kinds)) \
+                or not all(math.isfinite(x) for x in row[3:5]):  # JSON has no Infinity
+            raise DamagedFile(self.path, f"the layers table holds a row that is not finite "
+                              f"numbers: {shown(repr(row), 60)}")
         return LayerInfo(*row)
 
 
