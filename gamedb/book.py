@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gamedb.store import GameDB, open_db
-from gamedb.store.errors import StoreError
+from gamedb.store.errors import StoreError, is_disk_full
 from gamedb.store.export import copy_top_layers
 from gamedb.store.ship import ship
 from gamedb.verify import Progress, verify
@@ -66,11 +66,19 @@ def make_book(source: str | Path, output: str | Path, from_layer: int, *,
         raise StoreError(f"{source}: {report.failures:,} position(s) of layers {from_layer} "
                          "and up fail to verify; no book written")
     checked = {"positions": report.checked, "max_gap": report.max_gap}
-    copied = copy_top_layers(source, output, from_layer, {
-        "book_from_layer": from_layer,
-        "book_source": {"name": source.name, "bytes": source.stat().st_size,
-                        "states": info.states, "verified": checked}})
-    shipped = ship(output)
+    try:
+        copied = copy_top_layers(source, output, from_layer, {
+            "book_from_layer": from_layer,
+            "book_source": {"name": source.name, "bytes": source.stat().st_size,
+                            "states": info.states, "verified": checked}})
+        shipped = ship(output)
+    except BaseException as exc:
+        output.unlink(missing_ok=True)  # no half-made book is left
+        if isinstance(exc, Exception) and is_disk_full(exc):  # not the source's fault
+            raise StoreError(f"cannot write {output}: the disk is full; no book was written "
+                             f"and {source} is unchanged: free some space and run again"
+                             ) from None
+        raise
     return Book(str(output), from_layer, copied, report.checked, report.max_gap,
                 shipped.sha256, shipped.size)
 

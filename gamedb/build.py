@@ -27,9 +27,9 @@ import numpy as np
 
 from gamedb.build_indexed import IndexedRun, build_layers, root_value
 from gamedb.cluster import Executor, Local, Pool, executor, ordered, processes_here
-from gamedb.estimate import check_fits, estimate, page_split
+from gamedb.estimate import WontFit, check_fits, estimate, page_split
 from gamedb.games import load_game
-from gamedb.games.base import Game, root_of
+from gamedb.games.base import Game, GameError, root_of
 from gamedb.types import Keys
 from gamedb.games.indexed import first_rich_layer, strategy_split
 from gamedb.jit import needs_compiling
@@ -232,9 +232,16 @@ def _refuse_if_too_big(game: Game[Any], workers: int, values_only: bool,
                        max_memory: int | None, strategies_from: int | None,
                        pages_below: int | None, page_min: int | None) -> None:
     if max_memory is not None:
-        check_fits(estimate(game, workers=workers, values_only=values_only,
-                            strategies_from=strategies_from, pages_below=pages_below,
-                            page_min=page_min), max_memory)
+        try:
+            guess = estimate(game, workers=workers, values_only=values_only,
+                             strategies_from=strategies_from, pages_below=pages_below,
+                             page_min=page_min)
+        except WontFit:
+            raise
+        except GameError as exc:  # no estimate: say how to build it all the same
+            raise WontFit(f"{exc}, so whether it fits this machine is not known: add "
+                          "--force to build it anyway") from None
+        check_fits(guess, max_memory)
 
 
 #: Modules whose compiled (numba) functions every build runs, besides the game's own.

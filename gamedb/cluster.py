@@ -105,6 +105,10 @@ def parse_address(text: str) -> tuple[str, Any]:
         raise ValueError(f"{text!r} is not a cluster address: expected tcp://HOST:PORT "
                          "(a running Dask scheduler) or local:N (N worker processes here, "
                          "1-256)")
+    if match["url"] is not None:
+        port = match["url"].rpartition(":")[2]
+        if not 1 <= int(port) <= 65535:  # else a 30 s wait to say it cannot connect
+            raise ValueError(f"{text!r}: port {port[:20]} is out of range 1..65535")
     return ("local", int(match["n"])) if match["n"] else ("scheduler", match["url"])
 
 
@@ -151,6 +155,12 @@ class Dask:
         30 s unless configured, e.g. ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``)."""
         distributed = _distributed()
         _quiet_client_logs()
+        if address.startswith("tls://") and distributed.Security().get_connection_args(
+                "client").get("ssl_context") is None:  # else a TypeError, and a Client
+            # half made that blocks the exit for 60 s closing itself
+            raise ClusterError(f"{address}: tls:// needs Dask's TLS settings (the "
+                               "distributed.comm.tls ca-file, client cert and key in its "
+                               "configuration), and none are set; set them, or use tcp://")
         try:
             return cls(distributed.Client(address, set_as_default=False))
         except (OSError, distributed.comm.CommClosedError) as exc:

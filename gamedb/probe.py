@@ -111,7 +111,8 @@ class GameFile:
             raise FileNotFoundError(f"{path}: no such database file")
         self.path = path
         self._pages: dict[int, tuple[str, int, int, "array[int]", "array[int]"]] | None = None
-        self._conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+        # as_uri percent-encodes: a "?", "#" or "%" in the name stays in the name
+        self._conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
             self.revision = _revision(self._conn, path)
             """The schema revision (one of ``SCHEMA_REVISIONS``)."""

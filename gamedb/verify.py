@@ -17,6 +17,7 @@ passed, which come first: they are the positions that were altered.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,14 +26,17 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gamedb.games.base import TERMINAL, Expansion, Game, GameError
+from gamedb.games.base import (
+    TERMINAL, Expansion, Game, GameError, layer_bounds, param_values, shown,
+)
+from gamedb.games.expansion import Root, root_of
 from gamedb.games.indexed import IndexedFace
 from gamedb.solver.backward import ValueTable, batches, stage_matrices
 from gamedb.solver.exact import solve_exact
 from gamedb.solver.grundy import grundy_layer
 from gamedb.solver.matrix_game import TOLERANCE, batch_gaps, solve_games
 from gamedb.store import DamagedFile, GameDB, StoredRows, open_db
-from gamedb.store.database import is_grundy
+from gamedb.store.database import NEGATIVE_GAP_ROUNDING, is_grundy
 from gamedb.store.codec import decode_batch, decode_joined
 from gamedb.types import Bools, Floats
 
@@ -175,6 +179,7 @@ def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None
     """
     with open_db(path) as db:
         check = _Check(db, tolerance + 2 * rounding_error(db.meta), exact)
+        check.problems += meta_problems(db, check.tolerance)
         if exact and (sample or check.states) > EXACT_LIMIT:
             raise GameError(f"--exact on more than {EXACT_LIMIT:,} positions would take hours; "
                             "add --sample N")
@@ -207,6 +212,67 @@ def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None
                 f"book was made ({verified.get('positions', '?')} positions, max gap "
                 f"{verified.get('max_gap', float('nan')):.1e}); they are not in the book"))
         return check.report()
+
+
+def meta_problems(db: GameDB, tolerance: float = TOLERANCE) -> list[str]:
+    """What ``meta`` says that the file's rows contradict (a tampered spec, start
+    position, root value or storage flag): each is a problem, never sound.
+
+    The rows are checked against the game of ``meta.spec``; these entries say how to
+    read them, so they are checked against the rows and the spec themselves.
+    """
+    meta, game = db.meta, db.game
+    problems = []
+    params = json.loads(json.dumps(param_values(game)))
+    # a file older than a parameter lacks it (its default); one it has must agree
+    differ = sorted(k for k, v in meta.get("params", {}).items() if params.get(k, v) != v
+                    or k not in params)
+    if differ:
+        name = differ[0]
+        problems.append(f"meta params say {name}={shown(json.dumps(meta['params'][name]))}, "
+                        f"meta spec {game.spec} says {shown(json.dumps(params.get(name)))}")
+    if "family" in meta and meta["family"] != game.name:
+        problems.append(f"meta family {meta['family']!r} is not {game.spec}'s ({game.name})")
+    root = root_of(game)
+    if "root_keys" in meta and sorted(meta["root_keys"]) != sorted(root.keys.tolist()):
+        problems.append(f"meta root_keys {shown(str(meta['root_keys']), 60)} are not the start "
+                        f"of {game.spec} (keys {root.keys.tolist()}): a changed spec or keys")
+    problems += _root_value_problems(db, root, tolerance)
+    problems += _flag_problems(db)
+    return problems
+
+
+def _root_value_problems(db: GameDB, root: Root[Any], tolerance: float) -> list[str]:
+    """``meta.root_value`` against the start position's stored values, weighted."""
+    said = db.meta.get("root_value")
+    if said is None or db.meta.get("status") != "complete":
+        return []
+    keys, values = db.values_of(np.unique(root.keys))
+    stored = dict(zip(keys.tolist(), values.tolist()))
+    if any(key not in stored for key in root.keys.tolist()):
+        return []  # whole_file says the start position is missing
+    value = float(np.dot(root.weight, [stored[key] for key in root.keys.tolist()]))
+    if abs(value - said) <= tolerance * max(1.0, abs(value)):
+        return []
+    return [f"meta root_value {said!r} is not the start position's stored value {value!r}"]
+
+
+def _flag_problems(db: GameDB) -> list[str]:
+    """``meta.values_only`` and ``meta.strategies_from`` against the stored strategies:
+    a layer said to keep none must keep none (else its strategies are never read)."""
+    if db.meta.get("values_only"):
+        flag, below = "values_only (no strategy stored)", None
+    elif db.meta.get("strategies_from"):
+        below = int(db.meta["strategies_from"])
+        flag = f"strategies_from {below} (no strategy stored below layer {below})"
+    else:
+        return []
+    count, first = db.rows_with_strategies(None if below is None else layer_bounds(below)[0])
+    if first is None:
+        return []
+    layer = int(db.game.layer_of(np.array([first], np.int64))[0])
+    return [f"meta says {flag}, but {count:,} position(s) store strategies, from layer "
+            f"{layer}: the flag was changed"]
 
 
 def _every(db: GameDB, check: _Check) -> Iterator[tuple[StoredRows, ValueTable]]:
@@ -333,7 +399,8 @@ class _Check:
         stores = self.db.stores_strategies(layer)  # else a NULL gap is how 0004 stores it
         gaps = replace(rows, values=tuple(0.0 if g is None and not stores else g
                                           for g in rows.gaps)).numbers()
-        suspects = np.flatnonzero(np.isnan(values) | np.isnan(gaps)).tolist()
+        negative = gaps < -NEGATIVE_GAP_ROUNDING * np.maximum(1.0, np.abs(values))
+        suspects = np.flatnonzero(np.isnan(values) | np.isnan(gaps) | negative).tolist()
         suspects += [i for i, stored in enumerate(rows.layers) if stored != layer]
         reasons = {}
         for i in sorted(set(suspects)):

@@ -35,8 +35,20 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
             message = _user_error_message(exc, kwargs.get("db_path"))
             if message is None:
                 raise
-            raise click.ClickException(message) from None
+            raise click.ClickException(_printable(message)) from None
     return wrapper
+
+
+def _printable(message: str) -> str:
+    r"""Escape the characters of a message that are not printable (control characters,
+    line separators): one line stays one line, whatever a file or an input held.
+
+    >>> _printable("x\x1cy.sqlite: no such file")
+    'x\\x1cy.sqlite: no such file'
+    """
+    if message.isprintable():
+        return message
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
 
 
 def _user_error_message(exc: Exception, db_path: Any) -> str | None:
@@ -44,14 +56,20 @@ def _user_error_message(exc: Exception, db_path: Any) -> str | None:
     # Imported here, not at the top: the command has loaded the library by now.
     from gamedb.games import GameError
     from gamedb.store import NotSolved, StoreError
-    from gamedb.store.errors import DATABASE_ERRORS, describe_database_error
+    from gamedb.store.errors import DATABASE_ERRORS, describe_database_error, is_disk_full
     from gamedb.store.migrate import SchemaOutOfDate
 
     if isinstance(exc, (GameError, StoreError, NotSolved, SchemaOutOfDate)):
         return str(exc)
+    if isinstance(exc, MemoryError):  # e.g. a query whose answer does not fit
+        return f"{f'{db_path}: ' if db_path else ''}out of memory: the answer is too big"
     if isinstance(exc, OSError):
         where = f"{exc.filename}: " if exc.filename else ""
         return f"{where}{exc.strerror or exc}"
+    if is_disk_full(exc):  # the disk's fault, not the file's: never "damaged"
+        named = getattr(exc, "filename", None) or db_path
+        where = f"{named}: " if named else ""
+        return f"{where}the disk is full: free some space and run again"
     if isinstance(exc, DATABASE_ERRORS):
         where = f"{db_path}: " if db_path else ""
         return (f"{where}{describe_database_error(exc)} (the file is damaged or not a "
@@ -75,10 +93,14 @@ class _Group(click.Group):
         """Run as the program (the console script, ``python -m gamedb``); click's test
         runner calls ``main`` and keeps its Ctrl-C."""
         self._program = True
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _interrupted_before_the_command)
         return self.main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
+            if signal.getsignal(signal.SIGINT) is _interrupted_before_the_command:
+                signal.signal(signal.SIGINT, signal.default_int_handler)  # the command's own
             return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
@@ -105,6 +127,13 @@ def _quote_hint(exc: click.UsageError) -> str:
     if len(fields) < 2:
         return ""
     return (f"; a position is one argument, quote the position: \"{' '.join(fields)}\"")
+
+
+def _interrupted_before_the_command(_signum: int, _frame: Any) -> None:
+    """Ctrl-C while click reads the arguments: nothing has started, nothing to save
+    (click's own handling there says ``Aborted!`` and exits 1)."""
+    click.echo("interrupted", err=True)
+    raise SystemExit(130)
 
 
 def _cut_short(message: str) -> str:

@@ -43,6 +43,9 @@ _DB_OPTION = click.option("--db", "db_path", type=_DB,
                           help="Database for the equilibrium agents, when the first argument "
                                "is a SPEC (without one they solve on the fly: small games).")
 _QUIET = click.option("--quiet", is_flag=True, help="No progress bar on stderr.")
+_FORCE = click.option("--force", is_flag=True,
+                      help="Run even when the work is estimated past 5 minutes (refused "
+                           "by default, with the estimate).")
 
 
 @cli.command(epilog=AGENT_NAMES)
@@ -54,12 +57,13 @@ _QUIET = click.option("--quiet", is_flag=True, help="No progress bar on stderr."
               help="Evaluate exactly even a game too big for it (refused otherwise, up front: "
                    "minutes and gigabytes past 30,000 positions); refused with --games.")
 @click.option("--games", type=click.IntRange(1), help="Simulate this many games instead.")
-@click.option("--seed", type=int, help="Seed of the simulation.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed of the simulation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@_FORCE
 @_QUIET
 @user_errors
 def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bool,
-          games: int | None, seed: int | None, as_json: bool, quiet: bool) -> None:
+          games: int | None, seed: int | None, as_json: bool, force: bool, quiet: bool) -> None:
     """Play AGENT1 (player 1) against AGENT2: exact outcome, or a seeded simulation.
 
     The game is a database file (DB) or a SPEC, as in tournament. Progress (positions
@@ -79,7 +83,9 @@ def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bo
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         a, b = make_agent(agent1, game, db), make_agent(agent2, game, db)
-        if games is None and not exact:
+        if not force:  # the cost of solving without a file first, then of the walk
+            _check_cost(game, [agent1, agent2], db, games, 1, [(a, b)])
+        if games is None and not exact and not force:
             _check_exact(game, db, [(a, b)], "simulate with --games 2000 (seconds), or "
                                              "insist with --exact")
         unit = "games" if games else "positions"
@@ -97,12 +103,13 @@ def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bo
               help="Comma-separated series lengths.")
 @_DB_OPTION
 @click.option("--simulate", is_flag=True, help="Play seeded games instead of exact expectations.")
-@click.option("--seed", type=int, help="Seed of the simulation.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed of the simulation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
+@_FORCE
 @_QUIET
 @user_errors
 def tournament(target: str, agents: str, lengths: str, db_path: Path | None, simulate: bool,
-               seed: int | None, as_json: bool, quiet: bool) -> None:
+               seed: int | None, as_json: bool, force: bool, quiet: bool) -> None:
     """Run round robins of the game among the agents, one table per series length.
 
     The game is a SPEC or a database file (DB), as in match. Progress (pairings
@@ -125,7 +132,11 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         players = [make_agent(name, game, db) for name in names]
-        if not simulate:
+        if not force:  # the cost of solving without a file first, then of the walks
+            pairs = [(a, b) for a in players for b in players if a is not b]
+            _check_cost(game, names, db, sum(series_lengths) if simulate else None,
+                        len(pairs), pairs)
+        if not simulate and not force:
             _check_exact(game, db, list(itertools.combinations(players, 2)),
                          "play seeded games with --simulate (--seed S)")
         with progress_bar(quiet, "pairings") as on_progress:
@@ -139,7 +150,8 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
 @click.argument("db_path", metavar="DB", type=_DB)
 @click.option("--seat", type=click.IntRange(1, 2), default=1, show_default=True,
               help="Your seat: player 1 or 2.")
-@click.option("--seed", type=int, help="Seed of the chance draws and the equilibrium's moves.")
+@click.option("--seed", type=click.IntRange(min=0),
+              help="Seed of the chance draws and the equilibrium's moves.")
 @user_errors
 def play(db_path: Path, seat: int, seed: int | None) -> None:
     """Play against the equilibrium in the terminal (moves from stdin, so scripts work).
@@ -227,10 +239,29 @@ def _check_exact(game: Any, db: GameDB | None, pairs: list[tuple[Any, Any]], ins
         positions = stored
     else:
         from gamedb.estimate import estimate
+        from gamedb.games import GameError
 
-        positions = estimate(game).positions
+        try:
+            positions = estimate(game).positions
+        except GameError:  # not countable in the budget: the cost check has spoken
+            return
     for a, b in pairs:
         check_exact(game, a, b, positions, instead=instead)
+
+
+def _check_cost(game: Any, names: list[str], db: GameDB | None, games: int | None,
+                matches: int, pairs: list[tuple[Any, Any]]) -> None:
+    """Refuse work estimated past ``gamedb.play.cost.LIMIT_SECONDS`` (before it starts)."""
+    from gamedb.play.cost import check_cost, match_cost
+    from gamedb.play.level_k import applies
+
+    closed = games is None and all(applies(game, a, b) for a, b in pairs)  # closed forms
+    cost = match_cost(game, names, has_file=db is not None, games=games, matches=matches,
+                      closed_form=closed)
+    instead = ("build a file (gamedb build SPEC --db FILE) and give it with --db"
+               if cost.solved else "fewer --games" if games else "simulate (--games N)")
+    check_cost(cost, f"this {'match' if matches == 1 else 'tournament'} of {game.spec}",
+               instead)
 
 
 def _open_game(stack: ExitStack, target: str, db_path: Path | None) -> tuple[Any, GameDB | None]:
@@ -273,7 +304,13 @@ def _lengths(text: str) -> list[int]:
 
 def _read_line(prompt: str) -> str | None:
     click.echo(prompt, nl=False)
-    line = sys.stdin.readline()  # CliRunner swaps sys.stdin for scripted input
+    try:
+        line = sys.stdin.readline()  # CliRunner swaps sys.stdin for scripted input
+    except UnicodeDecodeError as exc:  # a strict UTF-8 stdin (PYTHONIOENCODING=utf-8)
+        click.echo()
+        raise click.ClickException(f"standard input: byte {exc.object[exc.start]:#04x} is "
+                                   f"not {exc.encoding} text; moves are typed as text "
+                                   "(e.g. 3, or quit)") from None
     if not line:
         click.echo()
         return None

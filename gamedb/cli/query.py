@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import csv
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -114,8 +116,20 @@ def _blocks(rows: Any, size: int) -> Any:
 def _echo_json(columns: list[str], rows: Any) -> None:
     click.echo("[", nl=False)
     for i, row in enumerate(rows):
-        click.echo(("," if i else "") + "\n  " + json.dumps(dict(zip(columns, row))), nl=False)
+        cells = dict(zip(columns, map(_json_cell, row)))
+        click.echo(("," if i else "") + "\n  " + json.dumps(cells, allow_nan=False), nl=False)
     click.echo("\n]")
+
+
+def _json_cell(value: Any) -> Any:
+    """A cell as JSON has it: a BLOB as Datasette writes one (``{"$base64": true,
+    "encoded": ...}``), an infinity as the string ``"Infinity"`` (JSON has no number
+    for it), NaN as null (SQLite's own NaN)."""
+    if isinstance(value, bytes):
+        return {"$base64": True, "encoded": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    return value
 
 
 def _cell(value: Any) -> str:

@@ -192,7 +192,8 @@ def _format_report(report: BuildReport) -> str:
 @click.option("--sample", type=click.IntRange(1), help="Check N random positions (huge files).")
 @click.option("--exact", is_flag=True,
               help="Also re-solve each checked stage game in rational arithmetic.")
-@click.option("--seed", default=0, show_default=True, help="Seed of --sample.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of --sample.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for programs.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @user_errors

@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -115,8 +116,9 @@ def evaluate(game: Game[Any], agent1: Agent, agent2: Agent, *,
     if fast is not None:
         return fast
     memo = _Memo(on_progress)
-    total = sum((p * _outcome(game, agent1, agent2, s, memo) for p, s in game.initial()),
-                np.zeros(6))
+    with recursion_said(game):
+        total = sum((p * _outcome(game, agent1, agent2, s, memo) for p, s in game.initial()),
+                    np.zeros(6))
     if on_progress is not None:
         on_progress(len(memo), len(memo))
     points = has_points(game)
@@ -124,6 +126,19 @@ def evaluate(game: Game[Any], agent1: Agent, agent2: Agent, *,
                        float(total[_DRAW]), float(total[_LOSS]),
                        float(total[_FOR]) if points else None,
                        float(total[_AGAINST]) if points else None)
+
+
+@contextmanager
+def recursion_said(game: Game[Any]) -> Iterator[None]:
+    """Turn Python's ``RecursionError`` (exact evaluation and solving on the fly recurse
+    once a move: ``oshi_zumo(coins=1000,size=100)`` lasts up to 2,000 moves) into a
+    ``GameError`` that says what to do instead."""
+    try:
+        yield
+    except RecursionError:
+        raise GameError(f"{game.spec}: too long a game to follow move by move (past "
+                        "Python's recursion limit); build a database for it, or choose "
+                        "smaller parameters") from None
 
 
 def _outcome(game: Game[Any], agent1: Agent, agent2: Agent, state: Any,

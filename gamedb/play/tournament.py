@@ -21,7 +21,7 @@ from typing import Any
 
 from gamedb.games.base import Game
 from gamedb.play.agents import Agent
-from gamedb.play.evaluate import evaluate
+from gamedb.play.evaluate import evaluate, recursion_said
 from gamedb.play.results import MatchResult, SimulationResult
 from gamedb.play.simulate import simulate
 
@@ -150,11 +150,12 @@ def _both_seats(first: MatchResult, second: MatchResult) -> Outcome:
 
 
 def _simulated(game: Game[Any], a: Agent, b: Agent, games: int, seed: int | None) -> Outcome:
-    first = simulate(game, a, b, (games + 1) // 2, seed=seed)
-    total = _outcome(first).scaled(games - games // 2)
-    if games // 2:
-        second = simulate(game, b, a, games // 2, seed=None if seed is None else seed + 1)
-        total = total.plus(_outcome(second).scaled(games // 2).mirrored())
+    with recursion_said(game):  # an equilibrium solved on the fly recurses
+        first = simulate(game, a, b, (games + 1) // 2, seed=seed)
+        total = _outcome(first).scaled(games - games // 2)
+        if games // 2:
+            second = simulate(game, b, a, games // 2, seed=None if seed is None else seed + 1)
+            total = total.plus(_outcome(second).scaled(games // 2).mirrored())
     return total.per_game(games)
 
 
@@ -192,7 +193,8 @@ def play_match(game: Game[Any], agent1: Agent, agent2: Agent, *, games: int | No
     """
     if games is None:
         return evaluate(game, agent1, agent2, on_progress=on_progress)
-    return simulate(game, agent1, agent2, games, seed=seed, on_progress=on_progress)
+    with recursion_said(game):  # an equilibrium solved on the fly recurses
+        return simulate(game, agent1, agent2, games, seed=seed, on_progress=on_progress)
 
 
 __all__ = ["Outcome", "PairResult", "Series", "Standing", "play_match", "round_robin"]

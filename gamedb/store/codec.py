@@ -70,7 +70,7 @@ def decode(text: str | None) -> dict[int, float]:
         return {}
     try:
         strategy = {int(label): _probability(p) for label, p in json.loads(text).items()}
-    except (ValueError, TypeError, AttributeError):
+    except (ValueError, TypeError, AttributeError, RecursionError):  # Recursion: [[[[...
         strategy = None
     if strategy is None:
         raise ValueError(f"strategy {shown(str(text), 40)} is not a JSON object of action "
@@ -121,7 +121,7 @@ def decode_joined(body: str, count: int) -> tuple[npt.NDArray[np.int64],
                              count=int(sizes.sum()))
         probs = np.fromiter(itertools.chain.from_iterable(d.values() for d in parsed),
                             dtype=np.float64, count=len(labels))
-    except (ValueError, TypeError, AttributeError):
+    except (ValueError, TypeError, AttributeError, RecursionError):  # Recursion: [[[[...
         raise ValueError("a stored strategy is damaged") from None
     if len(parsed) != count or not ((probs >= 0.0) & (probs <= 1.0)).all():
         raise ValueError("a stored strategy is damaged")

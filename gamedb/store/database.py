@@ -28,6 +28,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from gamedb.games import GameError, load_game
 from gamedb.games.base import TERMINAL, Game, layer_bounds, shown
+from gamedb.games.expansion import root_of
 from gamedb.store import schema
 from gamedb.store.codec import decode, encode, no_gc
 from gamedb.store.engine import (
@@ -227,6 +228,15 @@ class GameDB:
             return False
         return layer is None or layer >= int(self.meta.get("strategies_from") or 0)
 
+    def rows_with_strategies(self, below: int | None = None) -> tuple[int, int | None]:
+        """Return how many ``states`` rows (with keys below ``below``) store a strategy,
+        and the smallest such key (None: none does)."""
+        count, first = self._raw.execute(
+            "SELECT count(*), min(key) FROM states WHERE (strategy1 IS NOT NULL OR "
+            "strategy2 IS NOT NULL)" + ("" if below is None else " AND key < ?"),
+            () if below is None else (below,)).fetchone()
+        return int(count), first
+
     def checked_row(self, where: str, value: Any, gap: Any, first: str | None,
                     second: str | None, *, layer: int | None = None
                     ) -> tuple[float, float | None, dict[int, dict[int, float]]]:
@@ -242,14 +252,22 @@ class GameDB:
         self._check_number(where, "value", value)
         if gap is not None or stores:  # a values-only row keeps no gap (schema 0004)
             self._check_number(where, "gap", gap)
+            if is_negative_gap(gap, value):
+                raise DamagedFile(self.path, f"{where}: the gap {gap!r} is negative (a gap "
+                                  "is the stage game's max minus min, at least 0)")
         if (first is None or second is None) and stores:
             raise DamagedFile(self.path, f"{where}: no strategy stored (NULL) in a file "
                               "built with strategies")
         try:
-            return (float(value), None if gap is None else float(gap),
-                    {1: decode(first), 2: decode(second)})
+            strategies = {1: decode(first), 2: decode(second)}
         except ValueError as exc:
             raise DamagedFile(self.path, f"{where}: {exc}") from None
+        for player, stored in zip((1, 2), (first, second)):
+            total = math.fsum(strategies[player].values())
+            if stored is not None and not abs(total - 1.0) <= STRATEGY_SUM_ROUNDING:
+                raise DamagedFile(self.path, f"{where}: the strategy of stored player {player} "
+                                  f"sums to {total:.6g}, not 1")
+        return float(value), None if gap is None else float(gap), strategies
 
     def _check_number(self, where: str, name: str, number: Any) -> None:
         if not _is_number(number) or not math.isfinite(number):
@@ -347,10 +365,23 @@ class GameDB:
         low, high = self._raw.execute("SELECT min(key), max(key) FROM states").fetchone()
         if low is None:
             return sorted(paged)
+        self._check_key_range(low, high)
         first, last = (int(x) for x in self.game.layer_of(np.array([low, high], np.int64)))
         return sorted(paged + [layer for layer in range(first, last + 1) if self._raw.execute(
             "SELECT 1 FROM states WHERE key BETWEEN ? AND ? LIMIT 1",
             layer_bounds(layer)).fetchone()])
+
+    def _check_key_range(self, low: Any, high: Any) -> None:
+        """Raise ``DamagedFile`` for a stored key no position of the game has: below 0,
+        or in a layer above the start's (every move lowers the layer). Such a key asked
+        the game for arrays of its size (a key at the top of the integer range: 22 GB)."""
+        top = int(self.game.layer_of(root_of(self.game).keys).max())
+        for key in (low, high):
+            if not isinstance(key, int) or key < 0 or key > layer_bounds(top)[1]:
+                named = key if isinstance(key, int) else shown(str(key))
+                raise DamagedFile(self.path, f"the states table holds key {named}, "
+                                  f"which no position of {self.game.spec} has (keys 0.."
+                                  f"{layer_bounds(top)[1]}, layers up to {top})")
 
     def layer_rows(self, layer: int, *, size: int = 65_536,
                    strategies: bool = True) -> Iterator[StoredRows]:
@@ -455,9 +486,10 @@ class GameDB:
     def _checked_layer(self, *row: Any) -> LayerInfo:
         """Return one row of the ``layers`` table, or raise ``DamagedFile``."""
         kinds: tuple[type | tuple[type, ...], ...] = (int, int, int, (int, float), (int, float))
-        if any(isinstance(x, bool) or not isinstance(x, k) for x, k in zip(row, kinds)):
-            raise DamagedFile(self.path, f"the layers table holds a row that is not numbers: "
-                              f"{shown(repr(row), 60)}")
+        if any(isinstance(x, bool) or not isinstance(x, k) for x, k in zip(row, kinds)) \
+                or not all(math.isfinite(x) for x in row[3:5]):  # JSON has no Infinity
+            raise DamagedFile(self.path, f"the layers table holds a row that is not finite "
+                              f"numbers: {shown(repr(row), 60)}")
         return LayerInfo(*row)
 
 
@@ -498,6 +530,20 @@ class _Cells(NamedTuple):
 
 _ROWS = "SELECT key, layer, value, gap, strategy1, strategy2 FROM states WHERE "
 _NUMBERS = "SELECT key, layer, value, gap, NULL, NULL FROM states WHERE "
+
+
+#: How far a stored strategy's probabilities may sum from 1 (the solver's are within
+#: 1e-12; a strategy whose mass was moved or removed is damage, not a strategy).
+STRATEGY_SUM_ROUNDING = 1e-6
+
+#: The rounding a stored gap may show below 0 (relative to max(1, |value|)): the solver's
+#: ``max_i (M y)_i - min_j (x M)_j`` is -1.1e-16 in some shipped rows; -5 is damage.
+NEGATIVE_GAP_ROUNDING = 1e-9
+
+
+def is_negative_gap(gap: float, value: float) -> bool:
+    """True for a gap below 0 by more than rounding (a tampered or damaged row)."""
+    return gap < -NEGATIVE_GAP_ROUNDING * max(1.0, abs(value))
 
 
 def _is_number(value: Any) -> bool:

@@ -14,6 +14,7 @@ import sqlite3
 from typing import Any
 
 from gamedb.store.database import GameDB
+from gamedb.store.engine import file_uri
 
 _TABLES = {
     "meta": "What the file is, one JSON value per name: spec, family, params, key_layout, "
@@ -104,7 +105,7 @@ def _decoded(column: str, noun: str, family: str) -> str:
 
 def _columns_of(db: GameDB, table: str) -> list[str]:
     """Return the columns of a table or view, read from the file (read-only)."""
-    with sqlite3.connect(f"file:{db.path.resolve()}?mode=ro", uri=True) as conn:
+    with sqlite3.connect(file_uri(db.path, "mode=ro"), uri=True) as conn:
         return [row[1] for row in conn.execute(f'PRAGMA table_info("{table}")')]
 
 

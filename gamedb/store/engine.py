@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import create_engine, event, select, text
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import DatabaseError, OperationalError
 
 from gamedb.store import schema
@@ -30,9 +31,29 @@ from gamedb.store.errors import DamagedFile, NotAGameDB
 WRITER_CACHE_KIB = 16 * 1024
 
 
+def file_uri(path: Path, query: str = "") -> str:
+    """Return the ``file:`` URI of ``path`` for ``sqlite3.connect(uri, uri=True)``.
+
+    A file name is a file name: ``?``, ``#`` and ``%`` in it are percent-encoded, else
+    SQLite reads them as the URI's query, fragment or escapes and opens another file
+    (``j#1.sqlite`` opened ``j``; ``a?b.sqlite`` created ``a``). ``query`` is SQLite's
+    (``mode=ro``).
+
+    >>> file_uri(Path("/data/a?b#1%41.sqlite"), "mode=ro")
+    'file:///data/a%3Fb%231%2541.sqlite?mode=ro'
+    """
+    return path.resolve().as_uri() + (f"?{query}" if query else "")
+
+
+def file_url(path: Path) -> URL:
+    """Return SQLAlchemy's URL of the file ``path``, built, not parsed: a ``?`` in the
+    name stays in the name (``sqlite:///t.sqlite?x=1`` opened ``t.sqlite``)."""
+    return URL.create("sqlite", database=str(path.resolve()))
+
+
 def writable_engine(path: Path) -> Engine:
     """Return an engine for building: WAL journal, relaxed fsync between chunks."""
-    engine = create_engine(f"sqlite:///{path}")
+    engine = create_engine(file_url(path))
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
@@ -122,7 +143,7 @@ def readonly_engine(path: Path) -> Engine:
     """Return an engine that can never write to ``path`` (``mode=ro`` URI)."""
     if not path.is_file():
         raise NotAGameDB(missing_file_said(path))
-    uri = f"file:{path.resolve()}?mode=ro{_immutable(path)}"
+    uri = file_uri(path, f"mode=ro{_immutable(path)}")
     engine = create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True))
     return engine
 
@@ -140,6 +161,9 @@ def read_meta(conn: Connection, path: Path) -> dict[str, Any]:
     """Return the ``meta`` table as a dict, or raise ``NotAGameDB``."""
     try:
         rows = conn.execute(select(schema.meta.c.name, schema.meta.c.value)).all()
+    except UnicodeDecodeError as exc:  # sqlite3 decodes TEXT as UTF-8 (found by tests/test_fuzz.py)
+        raise DamagedFile(path, f"meta holds text that is not UTF-8 ({exc.reason} at byte "
+                          f"{exc.start})") from None
     except (OperationalError, DatabaseError) as exc:
         if (interrupted := interrupted_write(path, exc)) is not None:
             raise interrupted from None
@@ -203,7 +227,8 @@ _META_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "key_layout": ("a string", _is(str)), "status": ("a string", _is(str)),
     "canonical_keys": ("true or false", _is(bool)), "values_only": ("true or false", _is(bool)),
     "params": ("an object", _is(dict)), "solver": ("an object", _is(dict)),
-    "root_value": ("a number or null", lambda v: v is None or _NUMBER(v)),
+    "root_value": ("a finite number or null", lambda v: v is None or (
+        _NUMBER(v) and math.isfinite(v))),  # json.loads reads NaN and Infinity
     "states": ("an integer", _is(int)),
     "book_from_layer": ("an integer", _is(int)), "book_source": ("an object", _is(dict)),
     "root_keys": ("a list of integers", lambda v: isinstance(v, list) and all(map(_is(int), v))),
@@ -217,7 +242,7 @@ def _meta_value(path: Path, name: object, value: object) -> Any:
     try:
         if isinstance(value, (str, bytes, bytearray)):
             return json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past Python's limit
         pass
     raise DamagedFile(path, f"meta {name!r} is not JSON: {shown(str(value), 40)}")
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
+from pathlib import Path
 
 from sqlalchemy.exc import DatabaseError as _SQLAlchemyDatabaseError
 
@@ -32,9 +34,19 @@ class DiskFull(StoreError):
     """The disk filled up during a build; what was committed is kept and resumable."""
 
 
+#: The files SQLite keeps beside a database ``x.sqlite``: ``x.sqlite-journal`` and so on.
+_COMPANIONS = ("-journal", "-wal", "-shm")
+
+
 def refuse_own_database(output: str | os.PathLike[str], database: str | os.PathLike[str]) -> None:
     """Raise ``StoreError`` when ``output`` is the file ``database`` (any name of it:
     the same path written otherwise, a symbolic or a hard link)."""
+    own = Path(database).resolve()
+    for suffix in _COMPANIONS:  # SQLite's own files beside it: its journal is its data
+        if Path(output).resolve() == own.with_name(own.name + suffix):
+            raise StoreError(f"cannot write {output}: it is {Path(database).name}'s own "
+                             f"{suffix[1:]} file (SQLite keeps the database's pages there); "
+                             "choose another file")
     try:
         same = os.path.samefile(output, database)
     except OSError:  # either does not exist: they cannot be one file
@@ -53,9 +65,22 @@ class NotSolved(KeyError):
 
 
 #: Low-level errors of a damaged or foreign file, as raised by sqlite3 or SQLAlchemy.
-DATABASE_ERRORS: tuple[type[Exception], ...] = (sqlite3.DatabaseError, _SQLAlchemyDatabaseError)
+DATABASE_ERRORS: tuple[type[Exception], ...] = (
+    sqlite3.DatabaseError, _SQLAlchemyDatabaseError,
+    UnicodeDecodeError,  # a TEXT cell that is not UTF-8: sqlite3 decodes every one it reads
+)
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """True for SQLite's "database or disk is full" (SQLITE_FULL) or an ``OSError``
+    ENOSPC: the disk, not the file, is at fault."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return True
+    return isinstance(exc, DATABASE_ERRORS) and "database or disk is full" in str(exc)
 
 
 def describe_database_error(exc: Exception) -> str:
     """Return the one-line reason of a sqlite3 or SQLAlchemy database error."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"text in the file is not UTF-8 ({exc.reason} at byte {exc.start})"
     return str(getattr(exc, "orig", None) or exc).splitlines()[0]

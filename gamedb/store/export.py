@@ -32,7 +32,7 @@ from typing import Any, TextIO
 
 from gamedb.games import load_game
 from gamedb.games.base import LAYER_SHIFT
-from gamedb.store.engine import interrupted_write, missing_file_said
+from gamedb.store.engine import file_uri, interrupted_write, missing_file_said
 from gamedb.store.database import GameDB, StoredRows, open_db
 from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError, refuse_own_database
 from gamedb.store.pages import PageError
@@ -68,19 +68,49 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
             except PageError as exc:
                 raise DamagedFile(Path(path), str(exc)) from None
     conn = _readonly(Path(path), prepare)
+    # no cell bigger than this: randomblob(1000000000) ended in a MemoryError
+    if (setlimit := getattr(conn, "setlimit", None)) is not None:  # Python 3.11+
+        setlimit(_SQLITE_LIMIT_LENGTH, QUERY_CELL_LIMIT)
+    # Python runs a Ctrl-C's handler only between its own steps, never inside one SQLite
+    # call: a handler SQLite calls every so often lets it run; its KeyboardInterrupt
+    # stops the query ("interrupted"), and _interrupted raises it again
+    conn.set_progress_handler(_let_signals_in, 100_000)
+    rows: Generator[tuple[Any, ...], None, None] | None = None
     try:
         try:
             cursor = conn.execute(sql, params)
         except sqlite3.Error as exc:
-            raise QueryError(f"{path}: {exc}") from None
+            _interrupted(exc)
+            raise QueryError(f"{path}: {_query_error(exc)}") from None
         columns = [d[0] for d in cursor.description or ()]
         rows = _rows(cursor, path)
-        try:
-            yield columns, rows
-        finally:
-            rows.close()  # before the connection: an unfinished reader is not an error
+        yield columns, rows
     finally:
+        if rows is not None:
+            rows.close()  # before its connection: else it is closed after, and complains
         conn.close()
+
+
+#: The largest string or BLOB a query may return (bytes): a page BLOB is a few MiB.
+QUERY_CELL_LIMIT = 64 << 20
+_SQLITE_LIMIT_LENGTH = 0  # sqlite3.SQLITE_LIMIT_LENGTH (Python 3.11+)
+
+
+def _let_signals_in() -> int:
+    return 0  # 0: go on; a KeyboardInterrupt raised here stops the query
+
+
+def _interrupted(exc: sqlite3.Error) -> None:
+    """Raise ``KeyboardInterrupt`` for a query a Ctrl-C stopped (see ``run_query``)."""
+    if str(exc) == "interrupted":
+        raise KeyboardInterrupt from None
+
+
+def _query_error(exc: sqlite3.Error) -> str:
+    if "too big" in str(exc):
+        return (f"{exc}: a cell of the result is over {QUERY_CELL_LIMIT >> 20} MiB, the "
+                "limit of gamedb sql")
+    return str(exc)
 
 
 def paged_positions(path: str | Path) -> int:
@@ -115,7 +145,8 @@ def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Generator[tuple[Any, ...]
     try:
         yield from cursor
     except sqlite3.Error as exc:
-        raise QueryError(f"{path}: {exc}") from None
+        _interrupted(exc)
+        raise QueryError(f"{path}: {_query_error(exc)}") from None
 
 
 def _readonly(path: Path, prepare: Callable[[sqlite3.Connection], None] | None = None
@@ -124,7 +155,7 @@ def _readonly(path: Path, prepare: Callable[[sqlite3.Connection], None] | None =
     (``prepare`` runs before, e.g. to fill temporary tables)."""
     if not path.is_file():
         raise NotAGameDB(missing_file_said(path))
-    conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+    conn = sqlite3.connect(file_uri(path, "mode=ro"), uri=True)
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as exc:
@@ -252,6 +283,9 @@ def export_to_file(path: str | Path, output: str | Path, fmt: str, *,
             its folder is missing or not writable.
     """
     output = Path(output)
+    if output.name in ("", "..") or output.is_dir():  # Path("") is "."
+        raise StoreError(f"cannot write {str(output)!r}: a folder, not a file; name the "
+                         "file to write")
     refuse_own_database(output, path)
     if not output.parent.is_dir():
         raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} does not exist")
@@ -401,17 +435,15 @@ def _copy_rows(source: Path, output: Path, game: Any, from_layer: int,
     from gamedb.store.engine import write_meta
     from gamedb.store.migrate import create_schema
 
-    from urllib.parse import quote
-
     def connect() -> sqlite3.Connection:  # URIs on: ATTACH reads the source read-only
-        return sqlite3.connect(f"file:{quote(str(output.resolve()))}", uri=True)
+        return sqlite3.connect(file_uri(output), uri=True)
 
     engine = create_engine("sqlite://", creator=connect)
     try:
         with engine.begin() as conn:
             create_schema(conn, game)
             conn.exec_driver_sql("ATTACH DATABASE ? AS src",
-                                 (f"file:{quote(str(source.resolve()))}?mode=ro",))
+                                 (file_uri(source, "mode=ro"),))
             conn.exec_driver_sql("INSERT INTO meta SELECT * FROM src.meta")
             conn.exec_driver_sql("INSERT INTO layers SELECT * FROM src.layers WHERE layer >= ?",
                                  (from_layer,))

@@ -17,7 +17,8 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
-from gamedb.store.errors import StoreError
+from gamedb.store.engine import file_uri, file_url
+from gamedb.store.errors import StoreError, is_disk_full
 from gamedb.store.schema import READABLE_REVISIONS, SCHEMA_REVISION, STRATEGIES_VIEW, metadata
 
 if TYPE_CHECKING:  # alembic is imported only to create or migrate a file (start-up time)
@@ -148,9 +149,13 @@ def upgrade_file(path: Path, *, backup: bool = True) -> tuple[str | None, str]:
         with engine.begin() as conn:
             upgrade(conn)
             return before, current_revision(conn) or SCHEMA_REVISION
-    except BaseException:
+    except BaseException as exc:
         if copy is not None:
             copy.unlink()  # the transaction left the file as it was: the copy is not needed
+        if isinstance(exc, Exception) and is_disk_full(exc):  # not the file's fault
+            raise StoreError(f"{path}: the disk is full (the upgrade needs room for its "
+                             "journal and new tables); the file is unchanged: free some "
+                             "space and run again") from None
         raise
     finally:
         engine.dispose()
@@ -217,7 +222,7 @@ def copy_database(path: Path, target: Path) -> None:
     leaves nothing that would block the next try.
     """
     partial = target.with_name(f".{target.name}.part")
-    source = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+    source = sqlite3.connect(file_uri(path, "mode=ro"), uri=True)
     try:
         copy = sqlite3.connect(partial)
         try:
@@ -234,7 +239,7 @@ def copy_database(path: Path, target: Path) -> None:
 
 def _transactional_engine(path: Path) -> Engine:
     """An engine whose transactions include DDL (pysqlite's implicit BEGIN skips it)."""
-    engine = create_engine(f"sqlite:///{path}")
+    engine = create_engine(file_url(path))
 
     @event.listens_for(engine, "connect")
     def _no_implicit_transactions(dbapi_conn: sqlite3.Connection, _record: Any) -> None:

@@ -27,7 +27,7 @@ from gamedb.games.base import Game, layer_bounds, param_values
 from gamedb.store import schema
 from gamedb.store.database import StoredRows, check_tables, game_for_meta
 from gamedb.store.engine import (
-    BuildProgress, dispose, interrupts_deferred, read_meta, readonly_engine,
+    BuildProgress, dispose, file_uri, interrupts_deferred, read_meta, readonly_engine,
     roll_back_interrupted_write, sqlite_connection, writable_engine, write_meta,
 )
 from gamedb.store.errors import DamagedFile, DiskFull, SpecMismatch
@@ -464,7 +464,7 @@ def _is_empty(path: Path) -> bool:
     if not path.exists() or path.stat().st_size == 0:
         return True
     try:
-        with sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True) as conn:
+        with sqlite3.connect(file_uri(path, "mode=ro"), uri=True) as conn:
             return bool(conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0)
     except sqlite3.DatabaseError:
         return False  # damaged or foreign: _checked_meta says so precisely

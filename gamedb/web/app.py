@@ -8,8 +8,11 @@ Safety rules, each with a test in ``tests/web/test_api.py``:
 * every parameter is capped (``MAX_PARAMETER`` characters) and every answer is bounded:
   a probe reads one position and its successors, a solve is capped at
   ``SOLVE_LIMIT`` positions and runs one at a time (a second gets 429);
-* every error is JSON ``{"error": "..."}`` with a 4xx status (5xx only for a damaged file
-  or a bug, which the server logs in one line and survives).
+* every error is JSON ``{"error": "..."}`` with a 4xx status: 422 for a served file
+  that cannot be read (damaged since the server started), with what is wrong and never
+  a folder of the server's; 500 only for a bug, which the server logs in one line and
+  survives. A damaged file is listed by ``/api/dbs`` with its error: the others are
+  served as before.
 """
 
 from __future__ import annotations
@@ -48,6 +51,10 @@ HEADERS = {"Content-Security-Policy": "default-src 'self'; frame-ancestors 'none
            "X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"}
 
 
+#: What a served file that cannot be read any more raises (damaged since the start).
+_FILE_ERRORS: tuple[type[Exception], ...] = (StoreError, SchemaOutOfDate, *DATABASE_ERRORS)
+
+
 class ApiError(Exception):
     """An answer with a 4xx (or 5xx) status and a one-line message."""
 
@@ -69,6 +76,14 @@ class ServedFiles:
         for path in paths:  # refuse an unreadable file at start, not at the first request
             with open_db(path):
                 pass
+
+    def unpathed(self, message: str) -> str:
+        """``message`` with every served file's path replaced by its served name (the
+        server never shows its folders)."""
+        for name, path in self.paths.items():
+            for spelled in {str(path.resolve()), str(path.absolute()), str(path)}:
+                message = message.replace(spelled, name)
+        return message
 
     @contextmanager
     def open(self, name: str) -> Iterator[GameDB]:
@@ -93,10 +108,10 @@ def create_app(paths: Sequence[Path]) -> Starlette:
         Route("/", _page(pages, "index.html")),
         Route("/favicon.ico", _no_icon),
         *(Route(f"/static/{name}", _page(pages, name)) for name in STATIC),
-        Route("/api/dbs", _api(lambda q: _dbs(files))),
-        Route("/api/show", _api(lambda q: _show(files, q))),
-        Route("/api/next", _api(lambda q: _next(files, q))),
-        Route("/api/solve", _api(lambda q: _solve(solving, q))),
+        Route("/api/dbs", _api(files, lambda q: _dbs(files))),
+        Route("/api/show", _api(files, lambda q: _show(files, q))),
+        Route("/api/next", _api(files, lambda q: _next(files, q))),
+        Route("/api/solve", _api(files, lambda q: _solve(solving, q))),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
 
@@ -114,7 +129,7 @@ async def _no_icon(request: Request) -> Response:
 Query = dict[str, str]
 
 
-def _api(answer: Callable[[Query], Any]) -> Callable[[Request], Any]:
+def _api(files: ServedFiles, answer: Callable[[Query], Any]) -> Callable[[Request], Any]:
     """Wrap an answer: parameters in, JSON out, every error as JSON with its status.
 
     The answer runs in a worker thread (SQLite and the solver block), so a slow request
@@ -124,8 +139,9 @@ def _api(answer: Callable[[Query], Any]) -> Callable[[Request], Any]:
         try:
             return JSONResponse(answer(_query(request)), headers=HEADERS)
         except Exception as exc:  # noqa: BLE001  (every error becomes JSON)
-            status, message = _error(exc, request)
-            return JSONResponse({"error": message}, status_code=status, headers=HEADERS)
+            status, message = _error(exc, request.url.path)
+            return JSONResponse({"error": files.unpathed(message)}, status_code=status,
+                                headers=HEADERS)
     return respond
 
 
@@ -138,21 +154,22 @@ def _query(request: Request) -> Query:
     return query
 
 
-def _error(exc: Exception, request: Request) -> tuple[int, str]:
-    """Return the status and one-line message of an error (5xx ones are logged)."""
+def _error(exc: Exception, where: str) -> tuple[int, str]:
+    """Return the status and one-line message of an error (those of a served file that
+    cannot be read, and bugs, are logged)."""
     if isinstance(exc, ApiError):
         return exc.status, str(exc)
     if isinstance(exc, GameError):
         return 400, str(exc)
     if isinstance(exc, NotSolved):
         return 404, str(exc)
-    if isinstance(exc, (StoreError, SchemaOutOfDate)):
-        status, message = 500, str(exc)
+    if isinstance(exc, (StoreError, SchemaOutOfDate)):  # damaged since the server started
+        status, message = 422, str(exc)
     elif isinstance(exc, DATABASE_ERRORS):
-        status, message = 500, f"{describe_database_error(exc)} (a damaged file?)"
+        status, message = 422, f"{describe_database_error(exc)} (a damaged file?)"
     else:
         status, message = 500, "internal error (logged by the server)"
-    print(f"gamedb serve: {request.url.path}: {type(exc).__name__}: {exc}"[:500],
+    print(f"gamedb serve: {where}: {type(exc).__name__}: {exc}"[:500],
           file=sys.stderr, flush=True)
     return status, message
 
@@ -172,10 +189,16 @@ def _required(query: Query, name: str) -> str:
 
 
 def _dbs(files: ServedFiles) -> dict[str, Any]:
-    listed = []
+    """Every served file with its info, or with what is wrong with it (one damaged file
+    does not hide the others)."""
+    listed: list[dict[str, Any]] = []
     for name in files.paths:
-        with files.open(name) as db:
-            info = info_json(db.info())
+        try:
+            with files.open(name) as db:
+                info = info_json(db.info())
+        except _FILE_ERRORS as exc:
+            listed.append({"name": name, "error": files.unpathed(_error(exc, name)[1])})
+            continue
         listed.append({"name": name, "info": info | {"path": name}})  # never a directory
     return {"dbs": listed}
 

@@ -43,16 +43,23 @@ async function loadFiles() {
   select.replaceChildren(...dbs.map((d) => {
     const option = document.createElement("option");
     option.value = d.name;
-    option.textContent = `${d.info.spec}  (${d.name})`;
+    option.textContent = d.info ? `${d.info.spec}  (${d.name})` : `${d.name}: ${d.error}`;
+    option.disabled = !d.info;  // a file damaged since the server started
     return option;
   }));
   const wanted = new URLSearchParams(location.hash.slice(1));
-  if (wanted.get("db") && dbs.some((d) => d.name === wanted.get("db"))) {
-    select.value = wanted.get("db");
-  } else if (wanted.get("db")) {  // a stale or mistyped link: say so, never show another file silently
-    state.unknown = `no served file is named ${JSON.stringify(wanted.get("db").slice(0, 80))}; ` +
-      `showing ${select.value} instead (pick a file above)`;
-    return "start";
+  const named = wanted.get("db");
+  if (named && dbs.some((d) => d.info && d.name === named)) {
+    select.value = named;
+  } else {
+    if (select.selectedOptions[0]?.disabled) select.value = dbs.find((d) => d.info)?.name ?? "";
+    if (named) {  // a stale, mistyped or unreadable link: say so, never show another file silently
+      const what = dbs.some((d) => d.name === named) ? "the served file %s cannot be read"
+        : "no served file is named %s";
+      state.unknown = what.replace("%s", JSON.stringify(named.slice(0, 80))) +
+        `; showing ${select.value} instead (pick a file above)`;
+      return "start";
+    }
   }
   return wanted.get("position") || "start";
 }

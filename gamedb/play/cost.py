@@ -1,0 +1,139 @@
+"""Cost before work: what a match or a tournament would do, refused up front past a bound.
+
+Three kinds of work, each at a rate measured on this project's 2-core machine
+(2026-11-26):
+
+* an equilibrium without a file solves one small LP per position in Python:
+  ~500 positions a second (``goofspiel(num_cards=6,returns_type=point_difference)``
+  against random: 50 s; ``oshi_zumo(coins=60,size=3)``: 70 s);
+* an exact match visits every position both agents reach: ~30,000 a second
+  (``goofspiel(num_cards=7)`` random against highest: 127,542 positions in 4.3 s), all
+  of them with an equilibrium (its support is wide), often a sliver without one;
+* a simulated game costs ~0.2 ms a move (``jujitsu(num_cards=8)``, 2,000 games in ~3 s
+  once solved).
+
+Each ``best-response:`` or ``equilibrium-vs:`` around an agent goes through the game
+once more. Work estimated past ``LIMIT_SECONDS`` is refused in one line with the
+estimate and what to do instead (``--force`` runs it anyway).
+
+>>> from gamedb.games import load_game
+>>> match_cost(load_game("jujitsu(num_cards=4)"), ["equilibrium", "random"]).solved
+32
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gamedb.estimate import COUNT_BUDGET, count_positions, duration
+from gamedb.games.base import Game, GameError
+from gamedb.games.expansion import root_of
+
+#: Positions an equilibrium solves a second without a file (one LP each, in Python).
+SOLVED_PER_SECOND = 500
+#: Positions an exact match visits a second.
+VISITED_PER_SECOND = 30_000
+#: Seconds a simulated move takes (both agents choose, the game moves on).
+MOVE_SECONDS = 0.2e-3
+#: Work estimated past this is refused without ``--force``.
+LIMIT_SECONDS = 300.0
+#: Agents that solve the game themselves when no file gives its equilibrium.
+_SOLVING = ("equilibrium", "support-random", "nash-range")
+#: Prefixes that wrap an agent in one more pass over the game.
+_WRAPPING = ("best-response:", "equilibrium-vs:")
+
+
+class TooCostly(GameError):
+    """A request whose estimated work is past ``LIMIT_SECONDS`` (``--force`` runs it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """The work a match or tournament would do, estimated before it starts."""
+
+    positions: int
+    """Positions of the game (counted, or extrapolated when ``exact`` is False)."""
+    exact: bool
+    solved: int
+    """Positions solved on the fly (no file holds their equilibrium)."""
+    visited: int
+    """Positions visited by exact matches (and best responses)."""
+    moves: int
+    """Moves of simulated games (at most: games times the game's length)."""
+    seconds: float
+
+
+def match_cost(game: Game[Any], names: Sequence[str], *, has_file: bool = False,
+               games: int | None = None, matches: int = 1, closed_form: bool = False) -> Cost:
+    """Estimate the work of ``matches`` matches among the agents ``names``.
+
+    Args:
+        game: the game.
+        names: the agents, as ``make_agent`` reads them.
+        has_file: a database gives the equilibrium (nothing is solved on the fly).
+        games: games simulated per match (None: exact matches).
+        matches: how many matches (a tournament's pairings, both seats).
+        closed_form: the exact matches have a closed form (``prize_match``).
+    """
+    solving = 0 if has_file else sum(1 for name in names if _solves(name))
+    solving += sum(name.count("equilibrium-vs:") for name in names)  # an LP a position each
+    passes = sum(name.count("best-response:") for name in names)  # a walk over the game each
+    # an exact match is counted with the solving it needs: what agents of their own reach
+    # is often a sliver of the game (nim's highest against random), and counting every
+    # position of a big game takes longer than that walk
+    walks = games is None and not closed_form and solving > 0
+    positions, exact = 0, True
+    if solving or passes:
+        positions, exact = _positions(game)
+    solved = positions * solving
+    visited = positions * ((matches if walks else 0) + passes)
+    moves = (games or 0) * matches * _length(game)
+    seconds = (solved / SOLVED_PER_SECOND + visited / VISITED_PER_SECOND
+               + moves * MOVE_SECONDS)
+    return Cost(positions, exact, solved, visited, moves, seconds)
+
+
+def check_cost(cost: Cost, what: str, instead: str) -> None:
+    """Raise ``TooCostly`` when ``cost`` is past ``LIMIT_SECONDS``.
+
+    Args:
+        cost: the estimate.
+        what: the request, for the message (``match of oshi_zumo(...)``).
+        instead: what to do instead.
+    """
+    if cost.seconds <= LIMIT_SECONDS:
+        return
+    count = f"{cost.positions:,}" if cost.exact else f"about {cost.positions:.1e}"
+    parts = [f"{count} positions" if cost.positions else "",
+             f"{cost.solved:,} solved on the fly" if cost.solved else "",
+             f"{cost.visited:,} visited" if cost.visited else "",
+             f"{cost.moves:,} moves simulated" if cost.moves else ""]
+    raise TooCostly(f"{what} would take about {duration(cost.seconds)} "
+                    f"({', '.join(p for p in parts if p)}); refused beyond "
+                    f"{duration(LIMIT_SECONDS)}: {instead}, or add --force to run it anyway")
+
+
+def _solves(name: str) -> bool:
+    """True for an agent that solves the game when no file gives its equilibrium."""
+    inner = name
+    while inner.startswith(_WRAPPING):
+        if inner.startswith("equilibrium-vs:"):
+            return True
+        inner = inner.partition(":")[2]
+    return inner.strip() in _SOLVING
+
+
+def _positions(game: Game[Any]) -> tuple[int, bool]:
+    """The game's positions, counted or extrapolated (a lower bound past the count's
+    budget when no size parameter extrapolates)."""
+    try:
+        return count_positions(game)
+    except GameError:  # no size parameter to extrapolate over: more than the budget
+        return COUNT_BUDGET, False
+
+
+def _length(game: Game[Any]) -> int:
+    """The most moves a game lasts: its start's layer (every move lowers the layer)."""
+    return max(1, int(game.layer_of(root_of(game).keys).max()))
