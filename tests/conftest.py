@@ -68,3 +68,18 @@ def raw_and_canonical(built):  # type: ignore[no-untyped-def]
             return rows, len(keys), db.info().states
 
     return compare
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A real 400 KiB file system (tmpfs; needs the right to mount, else skipped)."""
+    import subprocess
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(mount)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)

@@ -255,21 +255,6 @@ def test_a_full_disk_is_reported_as_full_even_when_the_closing_checkpoint_fails(
     assert build("jujitsu(num_cards=6)", path).status == "complete"
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
-    """A real 400 KiB file system (tmpfs; needs the right to mount, else skipped)."""
-    import subprocess
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(mount)],
-                      capture_output=True).returncode != 0:
-        pytest.skip("cannot mount a small tmpfs here")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
 def test_a_real_full_disk_says_so_in_one_line_and_the_build_resumes_after_space_is_freed(
         small_disk: Path, tmp_path: Path) -> None:
     import subprocess
