@@ -335,6 +335,7 @@ def test_the_graph_is_drawn_with_every_edge_named(page: Page, shots: Path) -> No
     gone = [int(e.get_attribute("data-edge")) for e in edges if "gone" in e.get_attribute("class")]
     assert gone == [3]
     assert sorted(_texts(page, "text.label"), key=int) == [str(i) for i in range(1, 8)]
+    assert page.text("status") == "Player 2 picks an edge."  # player 1 only passes
     page.driver.save_screenshot(str(shots / "serve-draw-hackenbush.png"))
 
 

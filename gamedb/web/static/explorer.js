@@ -194,6 +194,8 @@ function statusText(shown) {
   if (shown.chance.length) return "A chance draw comes next.";
   const a = /^[aeiou]/.test(shown.noun) ? "an" : "a";
   if (state.seat !== null) return `Your move: pick ${a} ${shown.noun} (you are player ${state.seat}).`;
+  const movers = [1, 2].filter((player) => shown.actions[String(player)].length > 1);
+  if (movers.length === 1) return `Player ${movers[0]} picks ${a} ${shown.noun}.`;  // the other passes
   return `Pick ${a} ${shown.noun} for each player to move.`;
 }
 
