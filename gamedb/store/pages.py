@@ -456,7 +456,7 @@ class PageReader:
         pages, places = self.locate(layer, keys)
         for page in np.unique(pages[pages >= 0]).tolist():
             rows = self.page(layer, page)
-            if rows is None:
+            if rows is None or not len(rows.keys):
                 continue
             mine = np.flatnonzero(pages == page)
             if self.layers[layer].keyed:
