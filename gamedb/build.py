@@ -39,7 +39,7 @@ from gamedb.solver.backward import (
 from gamedb.solver.grundy import grundy_values
 from gamedb.solver.matrix_game import TOLERANCE
 from gamedb.store.codec import MIN_PROB, encode
-from gamedb.store.pages import PAGE_MIN, PAGE_TARGET, PageRows, Sparse, encode_rows
+from gamedb.store.pages import PAGE_MIN, PAGE_TARGET, PageRows, Sparse
 from gamedb.store.writer import Chunk, ChunkCommitter, ChunkPages, ChunkRows, Writer
 
 #: States per transaction: large enough for fast bulk writes, small enough to lose little.
@@ -362,28 +362,12 @@ def _page(layer: int, parts: list[SolvedStates], seconds: float, values_only: bo
     gaps = np.concatenate([p.gaps for p in parts])
     rows = PageRows(keys, values)
     if not values_only:
-        width = max(p.expansion.row_actions.shape[1] for p in parts), \
-            max(p.expansion.col_actions.shape[1] for p in parts)
         rows = PageRows(keys, values, gaps,
-                        Sparse.of(*_stacked([(p.row_strategies, p.expansion.row_actions)
-                                             for p in parts], width[0]), MIN_PROB),
-                        Sparse.of(*_stacked([(p.col_strategies, p.expansion.col_actions)
-                                             for p in parts], width[1]), MIN_PROB))
-    return ChunkPages(layer, -1, [int(keys[0])], [len(keys)], [encode_rows(rows)], values,
-                      float(gaps.max()) if len(gaps) else 0.0, seconds)
-
-
-def _stacked(parts: list[tuple[np.ndarray, np.ndarray]], width: int
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """Stack the batches' padded strategies and labels to one common width."""
-    probs = np.zeros((sum(len(p) for p, _ in parts), width))
-    labels = np.full(probs.shape, -1, np.int64)
-    at = 0
-    for p, l in parts:
-        probs[at:at + len(p), :p.shape[1]] = p
-        labels[at:at + len(p), :l.shape[1]] = l
-        at += len(p)
-    return probs, labels
+                        Sparse.joined([Sparse.of(p.row_strategies, p.expansion.row_actions,
+                                                 MIN_PROB) for p in parts]),
+                        Sparse.joined([Sparse.of(p.col_strategies, p.expansion.col_actions,
+                                                 MIN_PROB) for p in parts]))
+    return ChunkPages.keyed(layer, rows, gaps, seconds)
 
 
 def _rows(layer: int, parts: list[SolvedStates], seconds: float, values_only: bool) -> ChunkRows:

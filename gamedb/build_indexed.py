@@ -33,8 +33,7 @@ from gamedb.types import Floats
 from gamedb.solver.indexed import CHUNK_SIZE, solve_sorted
 from gamedb.store.codec import MIN_PROB, encode
 from gamedb.store.errors import DamagedFile
-from gamedb.store.pages import (PAGE_TARGET, KeyMap, PageLayer, PageRows, Sparse, encode_page,
-                                encode_rows)
+from gamedb.store.pages import PAGE_TARGET, KeyMap, PageLayer, PageRows, Sparse, encode_page
 from gamedb.store.writer import Chunk, ChunkCommitter, ChunkPages, ChunkRows, Writer
 from gamedb.cluster import Executor, Local, ordered
 
@@ -225,10 +224,8 @@ def _chunk_keyed(face: IndexedFace, layer: int, below: Floats | None, strategies
         rows = PageRows(keys, solution.values, solution.gaps,
                         Sparse.of(solution.row_strategies, row_actions, MIN_PROB),
                         Sparse.of(solution.col_strategies, col_actions, MIN_PROB))
-    pages = ChunkPages(layer, -1, [int(keys[0])], [len(keys)], [encode_rows(rows)],
-                       solution.values, float(solution.gaps.max()),
-                       time.perf_counter() - began)
-    return pages, solution.fallbacks
+    return (ChunkPages.keyed(layer, rows, solution.gaps, time.perf_counter() - began),
+            solution.fallbacks)
 
 
 def _keymap(face: IndexedFace, layer: int) -> KeyMap:

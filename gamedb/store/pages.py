@@ -143,6 +143,13 @@ class Sparse:
         return cls(played.sum(axis=1).astype(np.int64), labels[played].astype(np.int64),
                    probs[played].astype(np.float64))
 
+    @classmethod
+    def joined(cls, parts: list[Sparse]) -> Sparse:
+        """The strategies of consecutive runs of positions, one after the other."""
+        return cls(np.concatenate([p.sizes for p in parts]),
+                   np.concatenate([p.labels for p in parts]),
+                   np.concatenate([p.probs for p in parts]))
+
     def padded(self, rows: Ints) -> tuple[Floats, Ints]:
         """Return the strategies of positions ``rows`` as padded (len(rows), A) arrays."""
         ends = np.cumsum(self.sizes)
@@ -185,11 +192,13 @@ def encode_rows(rows: PageRows, level: int = LEVEL) -> bytes:
     flags = 0
     if rows.first is not None and rows.second is not None and rows.gaps is not None:
         flags |= _STRATEGIES
-        implied = all(_implied_exact(s) for s in (rows.first, rows.second))
+        players = (rows.first, rows.second)
+        kept = [_kept(player.sizes) for player in players]
+        implied = all(_implied_exact(player, k) for player, k in zip(players, kept))
         flags |= 0 if implied else _EVERY_PROB
         sections.append(_pack(rows.gaps, "<f8", level))
-        for player in (rows.first, rows.second):
-            stored = player.probs if not implied else player.probs[_kept(player.sizes)]
+        for player, k in zip(players, kept):
+            stored = player.probs[k] if implied else player.probs
             sections += [_pack(player.sizes, "<u2", level), _pack(player.labels, "<i8", level),
                          _pack(stored, "<f8", level)]
     return bytes([flags]) + b"".join(len(part).to_bytes(4, "little") + part
@@ -246,13 +255,12 @@ def _implied(sizes: Ints, probs: Floats, kept: npt.NDArray[np.bool_]) -> Floats:
     return last
 
 
-def _implied_exact(player: Sparse) -> bool:
-    """True when every last probability is 1 minus the others, exactly."""
+def _implied_exact(player: Sparse, kept: npt.NDArray[np.bool_]) -> bool:
+    """True when every last probability (not ``kept``) is 1 minus the others, exactly."""
     probs = player.probs
     if not len(probs):
         return True
     on_grid = np.array_equal(np.floor(probs * _GRID), probs * _GRID) and (probs <= 1.0).all()
-    kept = _kept(player.sizes)
     return bool(on_grid and np.array_equal(_implied(player.sizes, probs, kept), probs[~kept]))
 
 

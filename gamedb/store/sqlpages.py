@@ -57,9 +57,9 @@ def shadow_pages(conn: sqlite3.Connection, on_progress: Progress | None = None) 
     from gamedb.store.database import page_cells  # NumPy and the reader: on demand
 
     total = sum(page_positions(conn).values())
-    reader = PageReader(conn, frozen=True)
     if not total:
         return 0
+    reader = PageReader(conn, frozen=True)
     conn.execute("CREATE TEMP TABLE states(key INTEGER PRIMARY KEY, layer INTEGER NOT NULL, "
                  "value REAL, gap REAL, strategy1 TEXT, strategy2 TEXT)")
     conn.execute("INSERT INTO temp.states SELECT key, layer, value, gap, strategy1, "

@@ -33,7 +33,8 @@ from gamedb.store.engine import (
 from gamedb.store.errors import DamagedFile, DiskFull, SpecMismatch
 from gamedb.store.lock import BuildLock
 from gamedb.store.migrate import check_schema, create_schema
-from gamedb.store.pages import CODEC, ROWS, KeyMap, PageReader, damage_said, pack_ints
+from gamedb.store.pages import (CODEC, ROWS, KeyMap, PageReader, PageRows, damage_said,
+                                encode_rows, pack_ints)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +82,14 @@ class ChunkPages:
     def size(self) -> int:
         """Positions in the chunk."""
         return len(self.values)
+
+    @classmethod
+    def keyed(cls, layer: int, rows: PageRows, gaps: npt.NDArray[np.float64],
+              seconds: float) -> ChunkPages:
+        """A solved chunk as one keyed page (``store.pages.encode_rows``), numbered by
+        the writer; ``gaps`` gives its largest gap (a values-only page stores none)."""
+        return cls(layer, -1, [int(rows.keys[0])], [len(rows.keys)], [encode_rows(rows)],
+                   rows.values, float(gaps.max()) if len(gaps) else 0.0, seconds)
 
 
 Chunk = ChunkRows | ChunkPages
