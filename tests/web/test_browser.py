@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -146,23 +146,34 @@ def test_a_chance_draw_is_clicked_like_a_move(page: Page, server: Server, shots:
     assert page.crumbs()[1:] == ["prize=7", "7 v 1, prize=1"]
 
 
+def _play_the_highest_to_the_end(page: Page, seat: int, turns: int,
+                                 each_turn: Callable[[], None] = lambda: None) -> None:
+    """Play against the equilibrium from ``seat``, always the last row (the highest card,
+    bid, move, cell or edge: a weak but legal player), for at most ``turns`` turns or
+    until the game is over; ``each_turn`` checks the page before each move."""
+    before = page.loads()
+    page.driver.find_element("id", "play").click()
+    page.wait(lambda: page.loads() > before)
+    for _ in range(turns):
+        page.wait(lambda: page.loads() >= 0)
+        if page.text("status").startswith("Game over"):
+            break
+        each_turn()
+        before = page.loads()
+        page.rows(seat)[-1].click()
+        page.wait(lambda: page.loads() > before)
+
+
 @pytest.mark.parametrize("name, seat", [(J8, 1), ("nim.sqlite", 2), (G7, 2)])
 def test_a_game_against_the_equilibrium_is_played_to_the_end(
         page: Page, shots: Path, name: str, seat: int) -> None:
     page.open(name)
     page.driver.find_element("css selector", f'#seat option[value="{seat}"]').click()
-    before = page.loads()
-    page.driver.find_element("id", "play").click()
-    page.wait(lambda: page.loads() > before)
-    for _ in range(30):
-        page.wait(lambda: page.loads() >= 0)
-        if page.text("status").startswith("Game over"):
-            break
-        mine = [r for r in page.rows(seat)]
-        assert mine and all("locked" in r.get_attribute("class") for r in page.rows(3 - seat))
-        before = page.loads()
-        mine[-1].click()  # the highest card, bid or move code: a weak but legal player
-        page.wait(lambda: page.loads() > before)
+
+    def only_mine_open() -> None:
+        assert page.rows(seat) and all("locked" in r.get_attribute("class")
+                                       for r in page.rows(3 - seat))
+    _play_the_highest_to_the_end(page, seat, 30, only_mine_open)
     status = page.text("status")
     assert status.startswith("Game over: ") and ("you win" in status or "you lose" in status
                                                  or "a draw" in status)
@@ -374,16 +385,7 @@ def test_every_family_is_played_to_the_end_at_phone_and_desktop_width(
     page.driver.set_window_size(width, 844 if width < 500 else 1000)
     try:
         page.open(name)
-        before = page.loads()
-        page.driver.find_element("id", "play").click()
-        page.wait(lambda: page.loads() > before)
-        for _ in range(60):
-            page.wait(lambda: page.loads() >= 0)
-            if page.text("status").startswith("Game over"):
-                break
-            before = page.loads()
-            page.rows(1)[-1].click()  # the highest card, bid, move, cell or edge played
-            page.wait(lambda: page.loads() > before)
+        _play_the_highest_to_the_end(page, 1, 60)
         assert page.text("status").startswith("Game over: ") and page.text("error") == ""
         assert page.driver.find_elements("css selector", "#board [data-kind]")  # drawn to the end
         wide, screen = page.driver.execute_script(
