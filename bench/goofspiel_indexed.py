@@ -3,8 +3,9 @@
     python bench/goofspiel_indexed.py 8 9 10 11 [--build 8 9] [--check]
 
 For each N, a fresh process solves ``goofspiel(num_cards=N,returns_type=point_difference)``
-with ``gamedb.solver.indexed.solve_indexed`` (values, strategies and gaps computed and
-verified, then dropped: nothing is written) and prints per-layer seconds; this script
+through its index with ``gamedb.build.runner.solved_in_memory`` (the builder's
+arithmetic in one process: values, strategies and gaps computed and verified, then
+dropped: nothing is written) and prints per-layer seconds; this script
 reports its wall time and the peak RSS of its whole process tree (sampled from /proc
 every 20 ms; the solve is one process). ``--build N`` also times today's whole command
 ``gamedb build SPEC --db TMP --quiet`` (all CPUs, strategies written) the same way, and
@@ -18,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -40,7 +40,7 @@ def solve(n: int) -> dict[str, object]:
     import numpy as np
 
     from gamedb.games import load_game
-    from gamedb.solver.indexed import solve_indexed
+    from gamedb.build.runner import solved_in_memory
     start = time.perf_counter()
     game = load_game(spec(n))
     face = game.indexed_face()
@@ -50,7 +50,7 @@ def solve(n: int) -> dict[str, object]:
     last = time.perf_counter()
     gap = fallbacks = 0.0
     root = float("nan")
-    for chunk in solve_indexed(face):
+    for chunk in solved_in_memory(face, 50_000):
         now = time.perf_counter()
         row = layers.setdefault(chunk.layer, [0, 0.0])
         row[0] += chunk.stop - chunk.start
@@ -67,7 +67,7 @@ def solve(n: int) -> dict[str, object]:
 
 def first_prizes(game, face, chunk) -> dict[int, list[float]]:  # type: ignore[no-untyped-def]
     """Player 1's equilibrium bids (probability of each card) for each first prize."""
-    keys = face.keys(chunk.layer, chunk.start, chunk.stop)
+    keys = face.keys(chunk.layer, chunk.start, chunk.stop)  # key order
     return {game.decode(int(key)).prize: [round(float(x), 6) for x in row]
             for key, row in zip(keys, chunk.solution.row_strategies)}
 
@@ -122,16 +122,18 @@ def check(n: int, db: str) -> float:
     import numpy as np
 
     from gamedb.games import load_game
-    from gamedb.solver.indexed import indexed_values
+    from gamedb.build.runner import solved_in_memory
+    from gamedb.store.database import open_db
     face = load_game(spec(n)).indexed_face()
     assert face is not None
-    values = indexed_values(face)
+    values: dict[int, list[np.ndarray]] = {}
+    for chunk in solved_in_memory(face, 50_000):
+        values.setdefault(chunk.layer, []).append(chunk.solution.values)
     worst = 0.0
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+    with open_db(db) as stored:  # rows and page layers alike, in key order
         for layer in face.layers():
-            rows = con.execute("SELECT key, value FROM states WHERE layer = ?", (layer,))
-            keys, stored = (np.array(c) for c in zip(*rows))
-            worst = max(worst, float(np.abs(values[layer][face.rank(layer, keys)] - stored).max()))
+            got = np.concatenate([rows.numbers() for rows in stored.layer_rows(layer, strategies=False)])
+            worst = max(worst, float(np.abs(np.concatenate(values[layer]) - got).max()))
     return worst
 
 

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from gamedb.build import Progress, build
+from gamedb.build import build
+from gamedb.build.progress import Observer, Quiet
 from gamedb.games import GameError, load_game
 from gamedb.games.base import Game
 from gamedb.types import Keys
@@ -76,15 +77,14 @@ class SubgameCount:
 
 
 def solve_position(spec: str, position: str, *, max_positions: int = MAX_POSITIONS,
-                   on_progress: Progress | None = None,
-                   on_stage: Callable[[str], None] | None = None) -> tuple[Game[Any], Entry]:
+                   observer: Observer | None = None) -> tuple[Game[Any], Entry]:
     """Return the game and ``position``'s value and both optimal strategies.
 
     Args:
         spec: the game, e.g. ``"goofspiel(num_cards=13)"``.
         position: as ``gamedb show`` reads it (``gamedb rules FAMILY``), or ``start``.
         max_positions: refuse a subgame with more canonical positions than this.
-        on_progress, on_stage: as ``gamedb.build.build``'s (a stage before the count too).
+        observer: as ``gamedb.build.build``'s (told a stage before the count too).
 
     Returns:
         The game and the same ``Entry`` that ``GameDB.probe`` returns from a file of the
@@ -96,35 +96,33 @@ def solve_position(spec: str, position: str, *, max_positions: int = MAX_POSITIO
     """
     game = load_game(spec)
     return game, _answered(game, position, max_positions, lambda db, state: db.probe(state),
-                           on_progress=on_progress, on_stage=on_stage)
+                           observer=observer)
 
 
 def solve_json(spec: str, position: str, *, max_positions: int = MAX_POSITIONS,
-               on_progress: Progress | None = None,
-               on_stage: Callable[[str], None] | None = None) -> dict[str, Any]:
+               observer: Observer | None = None) -> dict[str, Any]:
     """Return what ``gamedb show --json`` prints for ``position`` in a file of the whole
     game (``gamedb.explore.show_json``: moves' values included), solved as
     ``solve_position`` solves it. Raises as ``solve_position``."""
     from gamedb.explore import show_json
 
     return _answered(load_game(spec), position, max_positions, show_json,
-                     on_progress=on_progress, on_stage=on_stage)
+                     observer=observer)
 
 
 def _answered(game: Game[Any], position: str, max_positions: int,
-              answer: Callable[[GameDB, Any], T], *, on_progress: Progress | None = None,
-              on_stage: Callable[[str], None] | None = None) -> T:
+              answer: Callable[[GameDB, Any], T], *, observer: Observer | None = None) -> T:
     """Solve the subgame below ``position`` into a temporary file; ``answer`` reads it."""
     state = game.parse_position(position)
     subgame = game.subgame(state)
-    if on_stage is not None:
-        on_stage(f"counting the positions below (at most {max_positions:,})")
+    observer = Quiet() if observer is None else observer
+    observer.stage(f"counting the positions below (at most {max_positions:,})")
     count = count_subgame(subgame, max_positions)
     if not count.complete:
         raise SubgameTooBig(_too_big(game.format_position(state), count, max_positions))
     with tempfile.TemporaryDirectory(prefix="gamedb-solve-", dir=_scratch(count)) as folder:
         path = Path(folder) / "subgame.sqlite"
-        build(subgame, path, workers=1, on_progress=on_progress, on_stage=on_stage)
+        build(subgame, path, workers=1, observer=observer)
         with open_db(path) as db:
             return answer(db, state)
 

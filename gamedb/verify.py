@@ -30,7 +30,7 @@ from gamedb.games.base import (
     TERMINAL, Expansion, Game, GameError, layer_bounds, param_values, shown,
 )
 from gamedb.games.expansion import Root, root_of
-from gamedb.games.indexed import IndexedFace
+from gamedb.games.source import LayerSource
 from gamedb.solver.backward import ValueTable, batches, stage_matrices
 from gamedb.solver.exact import solve_exact
 from gamedb.solver.grundy import grundy_layer
@@ -320,16 +320,16 @@ def _sampled(db: GameDB, sample: int, seed: int,
         yield from _rows_with_successors(db, keys)
 
 
-def _keys_by_index(face: IndexedFace, layer: int,
+def _keys_by_index(face: LayerSource, layer: int,
                    offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """The keys at the given sorted offsets of a whole layer, unranked by the game's
     index (the same keys as ``_keys_at``: offsets count in key order)."""
-    blocks = np.array(face.sorted_chunks(layer, 1), np.int64)  # whole blocks, in order
+    blocks = np.array(face.chunks(layer, 1), np.int64)  # whole blocks, in order
     which = np.searchsorted(blocks[:, 0], offsets, side="right") - 1
     chosen = []
     for block in np.unique(which).tolist():
         start, stop = blocks[block]
-        keys = face.sorted_keys(layer, int(start), int(stop))
+        keys = face.keys(layer, int(start), int(stop))
         chosen.append(keys[offsets[which == block] - start])
     return np.concatenate(chosen)
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from gamedb.build import build
+from gamedb.build.progress import Counting
 from gamedb.games import load_game
 from gamedb.store import BuildProgress, open_db
 from gamedb.verify import stage_games, verify
@@ -84,7 +85,7 @@ def test_interrupted_build_resumes_to_the_identical_database(tmp_path: Path) -> 
                 raise KeyboardInterrupt
 
         try:
-            report = build(spec, resumed, chunk_size=64, on_progress=interrupt)
+            report = build(spec, resumed, chunk_size=64, observer=Counting(interrupt))
         except KeyboardInterrupt:
             with open_db(resumed) as db:
                 assert db.info().status == "building"
@@ -109,14 +110,15 @@ def test_parallel_workers_write_the_same_database(tmp_path: Path) -> None:
 
 
 def test_parallel_enumeration_finds_the_same_layers(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gamedb import build as builder
+    from gamedb.build.sources import enumerated
     from gamedb.solver import backward
     game = load_game("goofspiel(num_cards=5)")
     alone = backward.enumerate_layers(game)
     monkeypatch.setattr(backward, "MAX_ENTRIES", 500)  # many batches per layer
-    shared = builder._enumerate(game, workers=2)
-    assert alone.keys() == shared.keys() and sum(map(len, alone.values())) > 1000
-    assert all(np.array_equal(alone[layer], shared[layer]) for layer in alone)
+    shared = enumerated(game, workers=2)
+    assert list(shared.layers()) == sorted(alone) and sum(map(len, alone.values())) > 1000
+    assert all(np.array_equal(alone[layer], shared.keys(layer, 0, shared.size(layer)))
+               for layer in alone)
 
 
 def test_small_layers_share_a_transaction(tmp_path: Path,
@@ -195,7 +197,7 @@ def test_info_of_a_partial_build_shows_live_progress(tmp_path: Path) -> None:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        build("jujitsu(num_cards=7)", path, chunk_size=100, on_progress=stop)
+        build("jujitsu(num_cards=7)", path, chunk_size=100, observer=Counting(stop))
     with open_db(path) as db:
         info = db.info()
     progress = info.progress

@@ -11,7 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gamedb.build import build, split_layer
+from gamedb.build import build
+from gamedb.build.plan import strategy_split
+from gamedb.build.progress import Counting
 from gamedb.games import load_game
 from gamedb.games.goofspiel import Goofspiel
 from gamedb.store import open_db
@@ -130,7 +132,7 @@ def test_a_killed_build_resumes_mid_layer_to_the_same_file(spec: str, kills: lis
     partial = []
     for after in kills:
         with pytest.raises(_Killed):
-            build(spec, path, chunk_size=700, strategies_from=5, on_progress=_killer(after))
+            build(spec, path, chunk_size=700, strategies_from=5, observer=Counting(_killer(after)))
         partial += [(l, s, d) for l, s, d in _rows(path, LAYERS) if 0 < d < s]
     assert partial  # killed inside a layer at least once
     build(spec, path, chunk_size=1_500, strategies_from=5)  # other chunks: same rows
@@ -145,7 +147,7 @@ def test_a_resumed_build_refuses_a_layer_whose_rows_do_not_match_its_count(tmp_p
 
     path = tmp_path / "g.sqlite"
     with pytest.raises(_Killed):
-        build(_spec(7), path, chunk_size=700, on_progress=_killer(20))
+        build(_spec(7), path, chunk_size=700, observer=Counting(_killer(20)))
     layer, done = next((l, d) for l, s, d in _rows(path, LAYERS) if 0 < d < s)
     with sqlite3.connect(path) as conn:
         conn.execute("DELETE FROM states WHERE key = (SELECT max(key) FROM states "
@@ -157,7 +159,7 @@ def test_a_resumed_build_refuses_a_layer_whose_rows_do_not_match_its_count(tmp_p
 def test_a_build_resumed_with_another_split_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite"
     with pytest.raises(_Killed):
-        build(_spec(6), path, chunk_size=500, strategies_from=4, on_progress=_killer(2))
+        build(_spec(6), path, chunk_size=500, strategies_from=4, observer=Counting(_killer(2)))
     with pytest.raises(SpecMismatch, match="--strategies-from 4"):
         build(_spec(6), path, strategies_from=3)
 
@@ -169,7 +171,7 @@ def test_the_command_refuses_another_split_in_one_line_and_leaves_the_file(tmp_p
 
     path = tmp_path / "g.sqlite"
     with pytest.raises(_Killed):
-        build(_spec(6), path, chunk_size=500, strategies_from=4, on_progress=_killer(2))
+        build(_spec(6), path, chunk_size=500, strategies_from=4, observer=Counting(_killer(2)))
     before = _rows(path)
     result = CliRunner().invoke(cli, ["build", _spec(6), "--db", str(path), "--quiet",
                                       "--strategies-from", "3"])
@@ -181,11 +183,11 @@ def test_the_command_refuses_another_split_in_one_line_and_leaves_the_file(tmp_p
 
 
 def test_big_games_store_strategies_from_eleven_cards_in_hand() -> None:
-    assert split_layer(load_game(_spec(10)), None) == 0  # every layer: today's files
-    assert split_layer(load_game(_spec(11)), None) == 11
-    assert split_layer(load_game(_spec(11)), 1) == 0
-    assert split_layer(load_game("goofspiel(num_cards=11)"), None) == 0  # generic builder
-    assert split_layer(load_game(_win_loss(10)), None) == 0  # win/loss face: 10 layers
+    assert strategy_split(load_game(_spec(10)).indexed_face(), None) == 0  # every layer
+    assert strategy_split(load_game(_spec(11)).indexed_face(), None) == 11
+    assert strategy_split(load_game(_spec(11)).indexed_face(), 1) == 0
+    assert strategy_split(load_game("goofspiel(num_cards=11)").indexed_face(), None) == 0  # no index
+    assert strategy_split(load_game(_win_loss(10)).indexed_face(), None) == 0  # 10 layers
 
 
 def test_the_generic_builder_honours_the_split_too(tmp_path: Path) -> None:

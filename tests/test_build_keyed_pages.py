@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from gamedb import probe as stdlib_probe
 from gamedb.book import make_book
 from gamedb.build import build
+from gamedb.build.progress import Counting
 from gamedb.cli import cli
 from gamedb.store.database import open_db
 from gamedb.store.pages import ROWS
@@ -113,7 +114,7 @@ def test_a_killed_keyed_build_resumes_to_the_same_file(tmp_path: Path) -> None:
     settings = dict(page_min=500, page_size=300, chunk_size=300, strategies_from=0)
     build(WIN_LOSS.replace("7", "6"), tmp_path / "whole.sqlite", **settings)  # type: ignore[arg-type]
     with pytest.raises(KeyboardInterrupt):
-        build(WIN_LOSS.replace("7", "6"), tmp_path / "cut.sqlite", on_progress=stop_after_five,
+        build(WIN_LOSS.replace("7", "6"), tmp_path / "cut.sqlite", observer=Counting(stop_after_five),
               **settings)  # type: ignore[arg-type]
     with sqlite3.connect(tmp_path / "cut.sqlite") as conn:
         assert 0 < conn.execute("SELECT count(*) FROM pages").fetchone()[0]
@@ -126,7 +127,7 @@ def test_resuming_with_another_page_minimum_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite"
     with pytest.raises(KeyboardInterrupt):
         build(WIN_LOSS.replace("7", "5"), path, page_min=100,
-              on_progress=lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
+              observer=Counting(lambda *_: (_ for _ in ()).throw(KeyboardInterrupt)))
     result = CliRunner().invoke(cli, ["build", WIN_LOSS.replace("7", "5"), "--db", str(path),
                                       "--page-min", "0"])
     assert result.exit_code == 1 and "--page-min 100" in result.output
@@ -164,7 +165,7 @@ def test_the_enumerating_builder_writes_keyed_pages_too(spec: str, tmp_path: Pat
         if len(done) == 4:
             raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):
-        build(spec, pages, page_min=40, chunk_size=60, on_progress=stop_after_four)
+        build(spec, pages, page_min=40, chunk_size=60, observer=Counting(stop_after_four))
     build(spec, pages, workers=2)
     with sqlite3.connect(rows) as conn:
         assert conn.execute("SELECT count(*) FROM page_layers").fetchone()[0] == 0

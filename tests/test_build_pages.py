@@ -11,9 +11,10 @@ from click.testing import CliRunner
 
 from gamedb import probe as stdlib_probe
 from gamedb.build import build
+from gamedb.build.progress import Counting, Quiet
 from gamedb.cli import cli
 from gamedb.games import GameError, load_game
-from gamedb.estimate import page_split
+from gamedb.build.estimate import page_split
 from gamedb.store.database import open_db
 from gamedb.verify import verify
 from tests.stored import stored_tables
@@ -92,7 +93,7 @@ def test_a_killed_page_build_resumes_to_the_same_pages(tmp_path: Path) -> None:
             raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):
         build(spec, tmp_path / "cut.sqlite", pages_below=6, strategies_from=6, page_size=50,
-              chunk_size=50, on_progress=stop_after_three)
+              chunk_size=50, observer=Counting(stop_after_three))
     build(spec, tmp_path / "cut.sqlite", strategies_from=6)  # resumed: the file's pages
     whole, cut = (stored_tables(tmp_path / f"{name}.sqlite") for name in ("whole", "cut"))
     assert whole == cut and len(whole[0]) > 3
@@ -130,7 +131,7 @@ def test_resuming_with_another_page_split_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite"
     with pytest.raises(KeyboardInterrupt):
         build(POINTS.format(n=5), path, pages_below=5, strategies_from=5,
-              on_progress=lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
+              observer=Counting(lambda *_: (_ for _ in ()).throw(KeyboardInterrupt)))
     result = CliRunner().invoke(cli, ["build", POINTS.format(n=5), "--db", str(path),
                                       "--strategies-from", "5", "--pages-below", "0"])
     assert result.exit_code == 1 and "--pages-below 5" in result.output
@@ -212,13 +213,15 @@ def _interrupted_build(path: Path) -> None:
             raise KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):
         build(POINTS.format(n=6), path, pages_below=6, strategies_from=6, page_size=50,
-              chunk_size=50, on_progress=stop_after_three)
+              chunk_size=50, observer=Counting(stop_after_three))
 
 
 def test_a_resumed_build_says_it_is_re_reading_what_is_stored(tmp_path: Path) -> None:
     _interrupted_build(tmp_path / "cut.sqlite")
     stages: list[str] = []
-    build(POINTS.format(n=6), tmp_path / "cut.sqlite", strategies_from=6, on_stage=stages.append)
+    observer = Quiet()
+    observer.stage = stages.append  # type: ignore[method-assign]
+    build(POINTS.format(n=6), tmp_path / "cut.sqlite", strategies_from=6, observer=observer)
     reading = [s for s in stages if s.startswith("re-reading")]
     assert reading and "positions" in reading[0] and "to resume" in reading[0], stages
     assert stages.index(reading[0]) < len(stages) - 1  # solving follows

@@ -26,6 +26,7 @@ import pytest
 from click.testing import CliRunner
 
 from gamedb.build import build
+from gamedb.build.progress import Counting
 from gamedb.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,7 +181,7 @@ def test_a_worker_killed_while_it_runs_chunks_changes_nothing(
 
         path = tmp_path / "killed.sqlite"
         build(LONG[0], path, chunk_size=LONG[1], cluster=scheduler.address,
-              on_progress=kill_a_busy_worker)
+              observer=Counting(kill_a_busy_worker))
     assert killed, "no worker was ever seen running a chunk"
     assert any(w.poll() == -signal.SIGKILL for w in scheduler.workers)
     assert _dump(path) == reference(*LONG)
@@ -195,7 +196,7 @@ def test_tasks_cancelled_while_the_scheduler_is_there_are_submitted_again(
     The pool scatters the function again and submits the cancelled groups again."""
     import distributed
 
-    from gamedb.cluster import DaskPool
+    from gamedb.build.cluster import DaskPool
 
     with distributed.Client(scheduler.address, set_as_default=False) as client:
         with DaskPool(client, abs) as pool:

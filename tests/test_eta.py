@@ -9,11 +9,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import gamedb.store.writer as writer_module
+import gamedb.build.progress as progress_module
 from gamedb.build import build
-from gamedb.build_indexed import ENTRIES_PER_ROW, STRATEGY_ROW_COST, layer_weights
+from gamedb.build.progress import (
+    ENTRIES_PER_ROW, STRATEGY_ROW_COST, Committer, Quiet, layer_weights,
+)
 from gamedb.games import load_game
-from gamedb.store.writer import ChunkCommitter, ChunkRows, Writer
+from gamedb.store.writer import ChunkRows, Writer
+from tests.sources import enumerating
+
+
+class _Etas(Quiet):
+    """An observer that keeps the ETAs."""
+
+    def __init__(self) -> None:
+        self.etas: list[float] = []
+
+    def eta(self, seconds: float) -> None:
+        self.etas.append(seconds)
 
 
 class _Clock:
@@ -27,7 +40,7 @@ class _Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
     fake = _Clock()
-    monkeypatch.setattr(writer_module.time, "perf_counter", fake)
+    monkeypatch.setattr(progress_module.time, "perf_counter", fake)
     return fake
 
 
@@ -46,10 +59,10 @@ def _rows(layer: int, n: int) -> ChunkRows:
 
 
 def test_the_eta_weights_each_layer_by_its_cost(clock: _Clock, writer: Writer) -> None:
-    etas: list[float] = []
+    observer = _Etas()
+    etas = observer.etas
     # layer 1: 1,000 cheap positions (weight 1); layer 2: 1,000 costing 4 each
-    committer = ChunkCommitter(writer, {1: 1000, 2: 1000}, 10**9, None,
-                               weights={1: 1.0, 2: 4.0}, on_eta=etas.append)
+    committer = Committer(writer, {1: 1000, 2: 1000}, 10**9, observer, weights={1: 1.0, 2: 4.0})
     clock.now += 30.0  # the first chunk compiles: not counted in the rate
     committer.commit(_rows(1, 100), 0, 100)
     clock.now += 10.0  # then 100 cheap positions in 10 s: 10 units of work per second
@@ -63,8 +76,9 @@ def test_the_eta_weights_each_layer_by_its_cost(clock: _Clock, writer: Writer) -
 
 def test_without_weights_it_is_positions_left_over_the_rate(clock: _Clock,
                                                             writer: Writer) -> None:
-    etas: list[float] = []
-    committer = ChunkCommitter(writer, {1: 1000, 2: 1000}, 10**9, None, on_eta=etas.append)
+    observer = _Etas()
+    etas = observer.etas
+    committer = Committer(writer, {1: 1000, 2: 1000}, 10**9, observer)
     clock.now += 5.0
     committer.commit(_rows(1, 500), 0, 500)  # the first: 100/s including start-up
     assert etas[-1] == pytest.approx(1500 / 100)
@@ -83,9 +97,18 @@ def test_goofspiel_layers_cost_more_the_more_cards_in_hand() -> None:
         assert weights[layer] == pytest.approx(row + layer * layer / ENTRIES_PER_ROW)
 
 
+def test_enumerated_layers_are_weighted_by_their_stage_games_too() -> None:
+    source = enumerating("jujitsu(num_cards=6)")
+    weights = layer_weights(source, strategies_from=0)
+    # n cards in hand: an n x n stage game, strategies stored everywhere
+    for layer in source.layers():
+        assert weights[layer] == pytest.approx(STRATEGY_ROW_COST + layer * layer / ENTRIES_PER_ROW)
+
+
 def test_a_build_reports_a_falling_eta(tmp_path: Path) -> None:
-    etas: list[float] = []
+    observer = _Etas()
+    etas = observer.etas
     build("goofspiel(num_cards=7,returns_type=point_difference)", tmp_path / "g7.sqlite",
-          chunk_size=2000, on_eta=etas.append)
+          chunk_size=2000, observer=observer)
     assert len(etas) > 5 and all(eta >= 0 for eta in etas)
     assert etas[-1] == 0.0  # nothing left

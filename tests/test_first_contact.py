@@ -89,14 +89,31 @@ def test_needs_compiling_sees_numbas_disk_cache(tmp_path: Path,
     assert not needs_compiling("fresh_jit")
 
 
+class _Events(list[str]):
+    """An observer that lists the stages, and "chunk" for each count (``counts``)."""
+
+    def __init__(self, counts: bool = True):
+        super().__init__()
+        self._counts = counts
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if self._counts:
+            self.append("chunk")
+
+    def stage(self, text: str) -> None:
+        self.append(text)
+
+    def eta(self, seconds: float) -> None:
+        pass
+
+
 def test_a_build_that_compiles_says_so_until_its_first_chunk(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gamedb.build as build_module
 
     monkeypatch.setattr(build_module, "needs_compiling", lambda *modules: True)
-    events: list[str] = []
-    build_module.build("jujitsu(num_cards=4)", tmp_path / "j4.sqlite",
-                       on_stage=events.append, on_progress=lambda d, t: events.append("chunk"))
+    events = _Events()
+    build_module.build("jujitsu(num_cards=4)", tmp_path / "j4.sqlite", observer=events)
     compiling = build_module.COMPILING
     assert events[:3] == ["enumerating positions" + compiling, "solving" + compiling, "solving"]
     assert events[3] == "chunk" and events[-1] == "finalising"
@@ -107,8 +124,8 @@ def test_a_cached_build_does_not_claim_to_compile(tmp_path: Path,
     import gamedb.build as build_module
 
     monkeypatch.setattr(build_module, "needs_compiling", lambda *modules: False)
-    events: list[str] = []
-    build_module.build("jujitsu(num_cards=4)", tmp_path / "j4.sqlite", on_stage=events.append)
+    events = _Events(counts=False)
+    build_module.build("jujitsu(num_cards=4)", tmp_path / "j4.sqlite", observer=events)
     assert events == ["enumerating positions", "solving", "finalising"]
 
 

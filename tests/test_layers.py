@@ -202,7 +202,7 @@ def test_the_explorer_page_names_no_family(path: Path) -> None:
 
 # -- build --cluster (issue 15): Dask is an optional extra, imported only when used -----
 
-CLUSTER = PACKAGE / "cluster.py"
+CLUSTER = PACKAGE / "build" / "cluster.py"
 
 
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=str)

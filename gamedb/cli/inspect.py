@@ -129,9 +129,8 @@ def solve_command(spec: str, position: str, max_positions: int, as_json: bool,
     from gamedb.subgame import solve_json
 
     with progress_bar(quiet or not sys.stderr.isatty(), "states", warm_up=True) as bar:
-        stage = bar.stage if bar else None
-        shown = solve_json(spec, position, max_positions=max_positions, on_progress=bar,
-                           on_stage=stage)  # exactly what show prints, moves' values included
+        shown = solve_json(spec, position, max_positions=max_positions,
+                           observer=bar)  # exactly what show prints, moves' values included
     click.echo(json.dumps(shown) if as_json else position_text(shown))
 
 

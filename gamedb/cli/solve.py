@@ -15,7 +15,7 @@ from gamedb.cli._common import cli, progress_bar, signed, table, user_errors, va
 
 if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
     from gamedb.build import BuildReport
-    from gamedb.estimate import Estimate
+    from gamedb.build.estimate import Estimate
     from gamedb.verify import VerifyReport
 
 #: ``gamedb.build.CHUNK_SIZE``, written out so that ``build --help`` need not import the
@@ -112,10 +112,10 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         gamedb build "goofspiel(num_cards=13)" --estimate
     """
     from gamedb.build import build
-    from gamedb.cluster import ClusterError
-    from gamedb.estimate import available_memory, estimate
+    from gamedb.build.cluster import ClusterError
+    from gamedb.build.estimate import available_memory, estimate
     from gamedb.games import load_game
-    from gamedb.workers import WorkerDied
+    from gamedb.build.workers import WorkerDied
 
     if spec.endswith(".sqlite") or os.path.isfile(spec):  # isfile: False for a huge name
         raise click.ClickException(
@@ -135,11 +135,9 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
     try:
         with progress_bar(quiet, "states", warm_up=True) as on_progress:
             report = build(game, path, workers=workers, chunk_size=chunk_size,
-                           on_progress=on_progress, values_only=values_only,
+                           observer=on_progress, values_only=values_only,
                            strategies_from=strategies_from, cluster=cluster,
                            pages_below=pages_below, page_size=page_size, page_min=page_min,
-                           on_stage=on_progress.stage if on_progress else None,
-                           on_eta=on_progress.eta if on_progress else None,
                            max_memory=None if force else available_memory())
         click.echo(json.dumps(vars_of(report)) if as_json else _format_report(report))
     except KeyboardInterrupt:  # also while the report is printed: the same line
@@ -152,7 +150,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
 
 def _cluster(address: str | None) -> str | None:
     """Check ``--cluster``'s syntax (a usage error, exit 2) without importing Dask."""
-    from gamedb.cluster import parse_address
+    from gamedb.build.cluster import parse_address
 
     if address is not None:
         try:
@@ -163,7 +161,7 @@ def _cluster(address: str | None) -> str | None:
 
 
 def _estimate_table(guess: Estimate) -> str:
-    from gamedb.estimate import available_memory, duration, size
+    from gamedb.build.estimate import available_memory, duration, size
 
     positions = (f"{guess.positions:,}" if guess.exact
                  else f"about {guess.positions:.1e} (extrapolated from smaller sizes)")

@@ -21,7 +21,7 @@ import numpy as np
 from gamedb.games.expansion import (
     TERMINAL, Expansion, Root, reference_expand, root_of, successor_table,
 )
-from gamedb.games.indexed import IndexedFace
+from gamedb.games.source import LayerSource
 from gamedb.games.layout import LAYER_SHIFT, KeyLayout
 from gamedb.types import Floats, Keys
 
@@ -118,7 +118,7 @@ class Canonical:
 class BuildCosts:
     """Per-position costs of today's builder for a family, measured on the 2-core
     reference machine at the largest size built (``docs/estimate.md``); read by
-    ``gamedb.estimate``."""
+    ``gamedb.build.estimate``."""
 
     memory: float
     """Peak bytes of memory per position with one worker."""
@@ -160,7 +160,7 @@ class Capabilities:
     """Both players have the same moves in every position (Nim, Hackenbush): the build
     stores every position's Sprague-Grundy value (``gamedb.solver.grundy``)."""
     build_costs: BuildCosts | None = None
-    """Measured build costs per position (None: ``gamedb.estimate``'s generic guess)."""
+    """Measured build costs per position (None: ``gamedb.build.estimate``'s generic guess)."""
 
 
 def format_spec(name: str, params: Mapping[str, Any]) -> str:
@@ -304,9 +304,10 @@ class Game(Generic[S]):
         accepts), or None: reachable, or not decided cheaply (default)."""
         return None
 
-    def indexed_face(self) -> IndexedFace | None:
-        """Return a perfect index per layer with stage games from flat arrays
-        (``games.indexed``), or None (default: keys are enumerated, ``expand`` solves)."""
+    def indexed_face(self) -> LayerSource | None:
+        """Return the game's own layer source: a perfect index per layer, stage games
+        from flat arrays (``games.source``), or None (default: the builder enumerates
+        the keys and solves through ``expand``)."""
         return None
 
     def subgame(self, s: S) -> Game[S]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from gamedb.games.base import Canonical, Expansion, Game, S, reference_expand
 from gamedb.types import Keys
-from gamedb.games.indexed import IndexedFace
+from gamedb.games.source import LayerSource
 from gamedb.games.wrapper import Wrapper
 
 
@@ -61,8 +61,8 @@ class RawKeys(Wrapper[S]):
         """Return the successors from the reference face."""
         return reference_expand(self, keys)
 
-    def indexed_face(self) -> IndexedFace | None:
-        """None: an indexed face covers the canonical keys; raw builds enumerate."""
+    def indexed_face(self) -> LayerSource | None:
+        """None: an index covers the canonical keys; raw builds enumerate."""
         return None
 
 

@@ -21,7 +21,7 @@ answers the position in real cards, players and points exactly as ``gamedb show`
 from __future__ import annotations
 
 from gamedb.games.base import Distribution, Game, S
-from gamedb.games.indexed import IndexedFace
+from gamedb.games.source import LayerSource
 from gamedb.games.wrapper import Wrapper
 
 
@@ -38,7 +38,7 @@ class Rooted(Wrapper[S]):
         draws = self.game.chance(self.start) or [(1.0, self.start)]
         return [(p, s) for p, s in draws if self.game.value(s) is None]
 
-    def indexed_face(self) -> IndexedFace | None:
+    def indexed_face(self) -> LayerSource | None:
         """None: a perfect index covers the whole game; the subgame is enumerated."""
         return None
 

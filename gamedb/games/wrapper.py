@@ -21,7 +21,7 @@ from typing import Any
 
 from gamedb.games.base import Canonical, Distribution, Expansion, Game, S
 from gamedb.types import Keys
-from gamedb.games.indexed import IndexedFace
+from gamedb.games.source import LayerSource
 from gamedb.games.layout import KeyLayout
 
 
@@ -91,7 +91,7 @@ class Wrapper(Game[S]):
     def unreachable(self, s: S) -> str | None:
         return self.game.unreachable(s)
 
-    def indexed_face(self) -> IndexedFace | None:
+    def indexed_face(self) -> LayerSource | None:
         return self.game.indexed_face()
 
 

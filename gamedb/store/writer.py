@@ -12,7 +12,7 @@ import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -343,72 +343,6 @@ class Writer:
                     dispose(self._engine, self._conn)
                 finally:
                     self._lock.release()
-
-
-class ChunkCommitter:
-    """Commit a build run's chunks as they are solved, counting its progress.
-
-    Small chunks share a transaction (at least ``chunk_size`` positions each); every
-    transaction carries the run's latest ``BuildProgress`` for a live ``gamedb info``.
-    Both builders (``gamedb.build`` and ``gamedb.build_indexed``) commit through it.
-    """
-
-    def __init__(self, writer: Writer, sizes: dict[int, int], chunk_size: int,
-                 on_progress: Callable[[int, int], None] | None,
-                 weights: dict[int, float] | None = None,
-                 on_eta: Callable[[float], None] | None = None):
-        self.writer, self.sizes, self.chunk_size = writer, sizes, chunk_size
-        self.on_progress, self.on_eta = on_progress, on_eta
-        self.done = writer.done_counts()
-        """Positions of each layer stored before this run."""
-        self.total, self.finished = sum(sizes.values()), sum(self.done.values())
-        self.solved = self.fallbacks = 0
-        self.weights = weights or {}
-        """Relative cost of a position of each layer (1 where not given): the ETA is the
-        work left over the run's rate of work, so cheap layers solved first do not make
-        it too low (13-card Goofspiel here: 387 k positions/s in layer 6, 304 k in 10)."""
-        self._work_left = sum((size - self.done.get(layer, 0)) * self._weight(layer)
-                              for layer, size in sizes.items())
-        self._work_done = 0.0
-        self._clock: tuple[float, float, int] | None = None
-        """(time, work, positions) at the first commit: the rate counts from there, as
-        the first chunk carries the start-up (compiling the solver: 10-20 s)."""
-        self._start = time.perf_counter()
-        self._pending: list[Chunk] = []
-        self._progress: BuildProgress | None = None
-
-    def commit(self, rows: Chunk, fell_back: int, layer_done: int) -> None:
-        """Count ``rows`` (``layer_done``: positions of its layer stored with it) and
-        write the pending chunks once they make a transaction."""
-        self.solved += rows.size
-        self.fallbacks += fell_back
-        self._work_done += rows.size * self._weight(rows.layer)
-        now = time.perf_counter()
-        since, work, solved = self._clock or (self._start, 0.0, 0)
-        if self._clock is None:
-            self._clock = (now, self._work_done, self.solved)
-        elapsed = max(now - since, 1e-9)
-        rate = max(self._work_done - work, 1e-9) / elapsed
-        eta = max(self._work_left - self._work_done, 0.0) / rate
-        self._progress = BuildProgress(rows.layer, layer_done, self.sizes[rows.layer],
-                                       round((self.solved - solved) / elapsed, 1), round(eta, 1),
-                                       self.finished + self.solved, self.total, time.time())
-        self._pending.append(rows)
-        if sum(p.size for p in self._pending) >= self.chunk_size:
-            self.flush()
-        if self.on_progress is not None:
-            self.on_progress(self.finished + self.solved, self.total)
-        if self.on_eta is not None:
-            self.on_eta(eta)
-
-    def _weight(self, layer: int) -> float:
-        return self.weights.get(layer, 1.0)
-
-    def flush(self) -> None:
-        """Commit the pending rows with the latest progress."""
-        if self._pending:
-            self.writer.write_chunks(self._pending, self._progress)
-            self._pending = []
 
 
 def _insert(raw: sqlite3.Connection, chunk: Chunk) -> None:

@@ -1,4 +1,4 @@
-"""The indexed face of win/loss Goofspiel: its positions are the builder's, in key order."""
+"""The index of win/loss Goofspiel: its positions are the builder's, in key order."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from gamedb.build import build
 from gamedb.games import load_game
 from gamedb.games.goofspiel.winloss import MAX_CARDS, WinLossIndex, radius
 from gamedb.solver.backward import enumerate_layers
-from gamedb.solver.indexed import indexed_values
 from gamedb.verify import verify
+from tests.sources import solve_source
 
 # Positions per layer of 9-card win/loss (`SELECT layer, count(*) FROM states GROUP BY
 # layer` of a generic `gamedb build "goofspiel(num_cards=9)"`, this session).
@@ -32,11 +32,10 @@ def test_the_face_holds_exactly_the_keys_the_builder_enumerates_in_key_order(n: 
     face = _face(n)
     for k, keys in enumerate_layers(load_game(f"goofspiel(num_cards={n})")).items():
         assert face.size(k) == len(keys), k
-        got = face.sorted_keys(k, 0, face.size(k))
+        got = face.keys(k, 0, face.size(k))
         assert np.array_equal(got, np.sort(keys)), k
         start, stop = len(keys) // 3, len(keys) // 3 + len(keys) // 2 + 1  # any range
-        assert np.array_equal(face.sorted_keys(k, start, stop), got[start:stop]), k
-        assert np.array_equal(face.rank(k, got[::-1]), np.arange(len(keys))[::-1]), k
+        assert np.array_equal(face.keys(k, start, stop), got[start:stop]), k
 
 
 def test_nine_card_counts_per_layer() -> None:
@@ -47,7 +46,7 @@ def test_nine_card_counts_per_layer() -> None:
 def test_chunks_cut_at_blocks_and_cover_the_layer_once() -> None:
     face = _face(6)
     for k in face.layers():
-        chunks = face.sorted_chunks(k, 500)
+        chunks = face.chunks(k, 500)
         assert chunks[0][0] == 0 and chunks[-1][1] == face.size(k)
         assert all(a[1] == b[0] for a, b in zip(chunks, chunks[1:]))
         assert set(c[0] for c in chunks) <= set(face.blocks(k)[3].tolist())
@@ -55,9 +54,10 @@ def test_chunks_cut_at_blocks_and_cover_the_layer_once() -> None:
 
 def test_accumulating_in_any_ranges_gives_the_same_summary() -> None:
     face = _face(6)
-    values = indexed_values(face)
+    values = {k: layer.values for k, layer in solve_source(face).items()}
     for k in (3, 5):
-        whole = face.summarize(k, 0, face.size(k), values[k])
+        whole = np.zeros(face.summary_size(k))
+        face.accumulate(k, 0, face.size(k), values[k], whole)
         parts = np.zeros(face.summary_size(k))
         cuts = [0, 7, 100, face.size(k) // 2, face.size(k)]
         for start, stop in zip(cuts, cuts[1:]):
@@ -67,9 +67,9 @@ def test_accumulating_in_any_ranges_gives_the_same_summary() -> None:
 
 def test_the_root_is_a_fair_game_and_values_are_win_loss_payoffs() -> None:
     face = _face(5)
-    values = indexed_values(face)
-    assert all(np.abs(v).max() <= 1 + 1e-12 for v in values.values())
-    root = face.summarize(5, 0, face.size(5), values[5])
+    solved = solve_source(face)
+    assert all(np.abs(layer.values).max() <= 1 + 1e-12 for layer in solved.values())
+    root = solved[5].summary
     assert abs(root[radius(5, 5)]) < 1e-12  # the root chance node: score 0
 
 

@@ -41,7 +41,7 @@ from gamedb.games.base import (
     Keys, Param,
 )
 from gamedb.games.goofspiel.keys import _canonical, _expand, _layout, _raw_layout
-from gamedb.games.indexed import IndexedFace
+from gamedb.games.source import LayerSource
 from gamedb.games.layout import KeyLayout
 from gamedb.games.text import (format_cards, parse_cards, parse_fields, parse_int, require_fields,
                                with_defaults)
@@ -323,7 +323,7 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
         sizes = np.full(len(keys), k, np.int64)
         return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
 
-    def indexed_face(self) -> IndexedFace | None:
+    def indexed_face(self) -> LayerSource | None:
         """Return the perfect index of random prizes with ties discarded: point
         difference (``goofspiel.index``), or win/loss up to ``MAX_CARDS`` cards
         (``goofspiel.winloss``); None for the other variants."""

@@ -1,30 +1,27 @@
-"""The perfect index of point-difference Goofspiel's layers and its indexed face.
+"""The layer source of point-difference Goofspiel: a perfect index of its layers.
 
 Only ``Goofspiel.indexed_face`` uses this module (random prize order, ties discarded,
-``returns_type=point_difference``); it lives beside ``goofspiel.py`` so that the rules
-stay readable and the command-line tools never import it. The design and the
-measurements behind it are in ``docs/design-thirteen-cards.md`` (sections 1-3).
+``returns_type=point_difference``); it lives beside the rules so that they stay
+readable and the command-line tools never import it. The design and the measurements
+behind it are in ``docs/design-thirteen-cards.md`` (sections 1-3).
 
 A stored position of layer k (k cards in each hand) is (h, Q, p): h the rank of its
 canonical hand code (``goofspiel-v1``'s base-3 ``hands`` field) among the layer's
-sorted codes, Q the k - 1 hidden prizes, p the revealed prize (not in Q)::
-
-    index = (h * C(n, k - 1) + colex(Q)) * (n - k + 1) + below(p)
-
-colex(Q) = sum_i C(c_i, i) over Q's cards c_1 < c_2 < ... (0-based cards, 1-based i)
-is Q's rank among the (k-1)-sets in increasing mask order; below(p) is p's position
-among the n - k + 1 cards not in Q. So a layer holds
+sorted codes, Q the k - 1 hidden prizes, p the revealed prize (not in Q). A
+``goofspiel-v1`` key orders (p, Q, hands), so a layer in key order is a run of *blocks*
+(p, Q) in ``block_table``'s order, each holding every hand class h in increasing code:
 N_k = H_k * C(n, k - 1) * (n - k + 1) positions, H_k = 1 + (S_k - 1) / 2 hand classes
 (S_k base-3 patterns, ``patterns``; only identical hands are their own player-swapped
-twin).
+twin). The builder solves the layer in that order, so the file is a pure append.
 
 Stage games share W: the game of (h, Q, p) is ``p * sign(a - b) + W[a, b]`` with
 ``W[a, b] = +-C_{k-1}[succ(h, a, b), Q]``, where C_{k-1}[h', P] is the value of the
 chance node (hand class h', prizes P, none revealed) of layer k - 1: the mean over
-p' in P of V_{k-1}(h', P - p', p'), summed in increasing p' like the generic builder,
-so the games are the same doubles and the values agree bit for bit. The chance values
-are the layer's *summary* (``games.indexed``): C_k has H_k * C(n, k) entries, the
-summary of layer n is the root value.
+p' in P of V_{k-1}(h', P - p', p'), summed in increasing p' like the generic builder
+(``accumulate`` adds the draws in that order), so the games are the same doubles and
+the values agree bit for bit. The chance values are the layer's *summary*
+(``games.source``): C_k has H_k * C(n, k) entries; the summary of layer n is the root
+value.
 """
 
 from __future__ import annotations
@@ -36,11 +33,12 @@ from math import comb, factorial
 import numpy as np
 import numpy.typing as npt
 
-from gamedb.games.base import LAYER_SHIFT, GameError
+from gamedb.games.base import LAYER_SHIFT
 from gamedb.games.card_kernels import fill_cards
 from gamedb.games.goofspiel.keys import (
     _OFF_PRIZES, _OFF_TABLE, Int, _decode_hands, _hands_code,
 )
+from gamedb.games.source import Chained
 from gamedb.types import Floats, Ints
 from gamedb.jit import njit
 
@@ -78,30 +76,18 @@ class Layer:
     """Sorted canonical hand codes; h is an index into it."""
     hidden: Ints
     """The (k-1)-sets of prizes (Q) in increasing mask order (= colex order)."""
-    sets: Ints
-    """The k-sets of prizes (P of the layer's chance nodes), in the same order."""
     succ: Ints
     """succ[h, a, b]: class of the hands after bids a, b (a-th card of each hand, from
     the lowest) in layer k - 1; -1 - class when that class is stored player-swapped."""
     sign: Signs
     """sign[h, a, b]: +1 if player 1's bid wins, -1 if player 2's does, 0 on a tie."""
 
-    @property
-    def block(self) -> int:
-        """Positions per hand class: C(n, k - 1) * (n - k + 1)."""
-        return len(self.hidden) * (self.n - self.k + 1)
 
-    @property
-    def size(self) -> int:
-        """N_k."""
-        return len(self.codes) * self.block
-
-
-class GoofspielIndex:
-    """The indexed face (``games.indexed.IndexedFace``) of point-difference Goofspiel
+class GoofspielIndex(Chained):
+    """The layer source (``games.source.LayerSource``) of point-difference Goofspiel
     with random prize order and discarded ties; keys are ``goofspiel-v1`` keys."""
 
-    #: Bytes of a row's two strategy texts (``gamedb.estimate``), calibrated on 9-11 cards.
+    #: Bytes of a row's two strategy texts (``gamedb.build.estimate``), calibrated on 9-11 cards.
     strategy_disk = 195
 
     def __init__(self, n: int, lay: Ints):
@@ -125,72 +111,17 @@ class GoofspielIndex:
             self._layer = _build_layer(self.n, k, self._codes, self._lay)
         return self._layer
 
-    def chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
-        """Cut at hand classes: a chunk is whole h-blocks, about ``target`` positions."""
-        tables = self.layer(layer)
-        step = max(1, target // tables.block) * tables.block
-        return [(start, min(start + step, tables.size)) for start in range(0, tables.size, step)]
-
-    def keys(self, layer: int, start: int, stop: int) -> Ints:
-        """Return the keys of indices start..stop-1."""
-        tables = self.layer(layer)
-        keys: Ints = _unrank(np.arange(start, stop, dtype=np.int64), tables.codes,
-                             tables.hidden, self.n, layer, self._lay)
-        return keys
-
-    def rank(self, layer: int, keys: Ints) -> Ints:
-        """Return the index of each key of ``layer``; GameError for a key not stored."""
-        keys = np.asarray(keys, dtype=np.int64)
-        index: Ints = _rank(keys, self._codes[layer], self.colex, self.n, layer, self._lay)
-        if (index < 0).any():
-            bad = int(keys[np.flatnonzero(index < 0)[0]])
-            raise GameError(f"key {bad} is not a canonical position of layer {layer}")
-        return index
-
-    def actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
-        """Return each position's cards as labels: ranks in the union of both hands."""
-        tables = self.layer(layer)
-        first, last = _blocks(tables, start, stop)
-        row, col = _rank_labels(tables.codes[first:last], layer, self._lay)
-        return np.repeat(row, tables.block, axis=0), np.repeat(col, tables.block, axis=0)
-
-    def stage_games(self, layer: int, start: int, stop: int,
-                    below: Floats | None) -> tuple[Floats, Ints, Ints]:
-        """Return the k x k stage games of indices start..stop-1 (whole h-blocks)."""
-        tables = self.layer(layer)
-        first, last = _blocks(tables, start, stop)
-        chance, payoffs = chance_below(layer, below), np.empty((stop - start, layer, layer))
-        _stage_games(first, last, layer, self.n, tables.hidden, self.colex, tables.succ,
-                     tables.sign, chance, payoffs)
-        return square_games(payoffs)
-
-    def summarize(self, layer: int, start: int, stop: int, values: Floats) -> Floats:
-        """Return the chance values C_k of the chunk's hand classes."""
-        tables = self.layer(layer)
-        first, last = _blocks(tables, start, stop)
-        chance: Floats = _chance_values(np.ascontiguousarray(values, np.float64), first, last,
-                                        layer, self.n, tables.sets, self.colex)
-        return chance
-
-
-    # -- key order: the positions of a layer in increasing key, for the writer ------------
-    # A goofspiel-v1 key orders (p, Q, hands): a layer in key order is a run of *blocks*
-    # (p, Q), each holding every hand class h in increasing code. Solving in this order
-    # makes the file a pure B-tree append; the chance values C_k are then accumulated
-    # (``accumulate``) instead of computed per chunk, in increasing p for every chance
-    # node, so they are the same doubles as ``summarize``'s.
-
     def summary_size(self, layer: int) -> int:
         """Entries of ``layer``'s summary: H_k * C(n, k) chance values."""
         return len(self._codes[layer]) * comb(self.n, layer)
 
-    def sorted_chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
+    def chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
         """Cut the layer's key order into ranges of whole blocks, about ``target`` each."""
         size, block = self.size(layer), len(self._codes[layer])
         step = max(1, target // block) * block
         return [(start, min(start + step, size)) for start in range(0, size, step)]
 
-    def sorted_keys(self, layer: int, start: int, stop: int) -> Ints:
+    def keys(self, layer: int, start: int, stop: int) -> Ints:
         """Return the keys of positions start..stop-1 in key order (increasing)."""
         prize, hidden, codes = self._sorted_blocks(layer, start, stop)
         lay = self._lay
@@ -206,14 +137,14 @@ class GoofspielIndex:
         heads = (layer << LAYER_SHIFT) | (hidden << lay[_OFF_PRIZES]) | (prize << lay[_OFF_TABLE])
         return heads, self._codes[layer], int(lay[_OFF_PRIZES])
 
-    def sorted_actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
+    def actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
         """Return the action labels of positions start..stop-1 in key order."""
         prize, _, codes = self._sorted_blocks(layer, start, stop)
         row, col = _rank_labels(codes, layer, self._lay)
         return np.tile(row, (len(prize), 1)), np.tile(col, (len(prize), 1))
 
-    def sorted_games(self, layer: int, start: int, stop: int,
-                     below: Floats | None) -> tuple[Floats, Ints, Ints]:
+    def games(self, layer: int, start: int, stop: int,
+              below: Floats | None) -> tuple[Floats, Ints, Ints]:
         """Return the k x k stage games of positions start..stop-1 in key order."""
         chance = chance_below(layer, below)
         prize, hidden, _ = self._sorted_blocks(layer, start, stop)
@@ -227,7 +158,8 @@ class GoofspielIndex:
                    summary: Floats) -> None:
         """Add the values of positions start..stop-1 (key order) to ``summary``, which
         starts as zeros of ``summary_size``; after every chunk of the layer, in order,
-        it is the layer's summary (the chance values, as ``summarize`` gives them)."""
+        it is the layer's summary: the chance values, each the mean of its draws
+        added in increasing p (the generic builder's order, so the same doubles)."""
         prize, hidden, codes = self._sorted_blocks(layer, start, stop)
         _accumulate(np.ascontiguousarray(values, np.float64), prize, hidden, len(codes),
                     layer, comb(self.n, layer), self.colex, summary)
@@ -305,18 +237,11 @@ def _accumulate(values: Floats, prize: Ints, hidden: Ints, classes: int, k: int,
             i += 1
 
 
-def _blocks(tables: Layer, start: int, stop: int) -> tuple[int, int]:
-    """Return the hand classes [first, last) of a chunk made of whole h-blocks."""
-    if start % tables.block or stop % tables.block or not 0 <= start < stop <= tables.size:
-        raise ValueError(f"chunk {start}..{stop} does not hold whole hand classes")
-    return start // tables.block, stop // tables.block
-
-
 def _build_layer(n: int, k: int, codes: dict[int, Ints], lay: Ints) -> Layer:
     """Compute the successor and sign tables of layer k (milliseconds)."""
     lower = codes.get(k - 1, np.zeros(1, np.int64))
     succ, sign = _transitions(codes[k], lower, k, lay)
-    return Layer(n, k, codes[k], masks_of(n, k - 1), masks_of(n, k), succ, sign)
+    return Layer(n, k, codes[k], masks_of(n, k - 1), succ, sign)
 
 
 def masks_of(n: int, size: int) -> Ints:
@@ -408,101 +333,6 @@ def _rank_labels(codes: Ints, k: int, lay: Ints) -> tuple[Ints, Ints]:
         fill_cards(h1, row[h])
         fill_cards(h2, col[h])
     return row, col
-
-
-@njit(cache=True)
-def _popcount(x: Int) -> int:
-    c = 0
-    while x:
-        x &= x - 1
-        c += 1
-    return c
-
-
-@njit(cache=True)
-def _rank(keys: Ints, codes: Ints, colex: Ints, n: int, k: int, lay: Ints) -> Ints:
-    """Index of each key of layer k (-1 for a key that no position of it has)."""
-    out = np.empty(len(keys), np.int64)
-    nq, free = 1, n - k + 1
-    for j in range(k - 1):  # C(n, k - 1)
-        nq = nq * (n - j) // (j + 1)
-    off_p, off_t = lay[_OFF_PRIZES], lay[_OFF_TABLE]
-    for i in range(len(keys)):
-        key = keys[i]
-        hands, q = key & ((1 << off_p) - 1), (key >> off_p) & ((1 << n) - 1)
-        p = (key >> off_t) & ((1 << (LAYER_SHIFT - off_t)) - 1)
-        h = np.searchsorted(codes, hands)
-        ok = (key >> LAYER_SHIFT == k and h < len(codes) and codes[min(h, len(codes) - 1)] == hands
-              and _popcount(q) == k - 1 and 1 <= p <= n and not (q >> (p - 1)) & 1)
-        below = p - 1 - _popcount(q & ((1 << (p - 1)) - 1)) if ok else 0
-        out[i] = (h * nq + colex[q]) * free + below if ok else -1
-    return out
-
-
-@njit(cache=True)
-def _unrank(index: Ints, codes: Ints, hidden: Ints, n: int, k: int, lay: Ints) -> Ints:
-    """Key of each index of layer k."""
-    out = np.empty(len(index), np.int64)
-    free = n - k + 1
-    for i in range(len(index)):
-        r, j = divmod(index[i], free)
-        h, q = divmod(r, len(hidden))
-        mask = hidden[q]
-        p = 1
-        while True:  # the (j + 1)-th card not in Q
-            if not (mask >> (p - 1)) & 1:
-                if j == 0:
-                    break
-                j -= 1
-            p += 1
-        out[i] = (k << LAYER_SHIFT) | codes[h] | (mask << lay[_OFF_PRIZES]) | (p << lay[_OFF_TABLE])
-    return out
-
-
-@njit(cache=True)
-def _stage_games(first: int, last: int, k: int, n: int, hidden: Ints, colex: Ints,
-                 succ: Ints, sign: Signs, chance: Floats, out: Floats) -> None:
-    """Fill out[i] with the games of hand classes first..last-1 in index order; W is
-    read once per (h, Q) from the chance values of layer k - 1."""
-    W = np.zeros((k, k))
-    nq, i = len(hidden), 0
-    for h in range(first, last):
-        for q in hidden:
-            if k > 1:
-                for a in range(k):
-                    for b in range(k):
-                        W[a, b] = _chance_value(chance, succ[h, a, b], nq, colex[q])
-            for p in range(1, n + 1):
-                if (q >> (p - 1)) & 1:
-                    continue
-                for a in range(k):
-                    for b in range(k):
-                        out[i, a, b] = p * sign[h, a, b] + W[a, b]
-                i += 1
-
-
-@njit(cache=True)
-def _chance_values(values: Floats, first: int, last: int, k: int, n: int, sets: Ints,
-                   colex: Ints) -> Floats:
-    """C_k[(h - first) * C(n, k) + colex(P)] for hand classes first..last-1: the mean
-    over p in P of the value of (h, P - p, p), summed in increasing p as the generic
-    builder sums a successor's draws (bit for bit the same doubles)."""
-    nq = 1
-    for j in range(k - 1):  # C(n, k - 1)
-        nq = nq * (n - j) // (j + 1)
-    free, inv = n - k + 1, 1.0 / k
-    out = np.empty((last - first) * len(sets))
-    for h in range(first, last):
-        for P in sets:
-            acc, rest = 0.0, P
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                Q = P ^ low
-                acc += inv * values[((h - first) * nq + colex[Q]) * free
-                                    + _popcount(~Q & (low - 1))]
-            out[(h - first) * len(sets) + colex[P]] = acc
-    return out
 
 
 __all__ = ["GoofspielIndex", "Layer", "after_bids", "block_table", "canonical_codes",

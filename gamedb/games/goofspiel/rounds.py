@@ -26,7 +26,7 @@ from gamedb.games.base import LAYER_SHIFT, Distribution, Expansion, GameError, f
 from gamedb.types import Keys
 from gamedb.games.goofspiel import Goofspiel, GoofspielState
 from gamedb.games.goofspiel.keys import hands_of, ternary_hands
-from gamedb.games.indexed import IndexedFace
+from gamedb.games.source import LayerSource
 from gamedb.games.text import format_cards
 from gamedb.jit import numba
 
@@ -107,7 +107,7 @@ class GoofspielRounds(Goofspiel):
         sizes = np.full(len(keys), k, np.int64)
         return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
 
-    def indexed_face(self) -> IndexedFace | None:
+    def indexed_face(self) -> LayerSource | None:
         """Return None: these games go through the generic builder."""
         return None
 

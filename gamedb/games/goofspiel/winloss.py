@@ -1,4 +1,4 @@
-"""The indexed face of win/loss Goofspiel: the point-difference index plus the score.
+"""The layer source of win/loss Goofspiel: the point-difference index plus the score.
 
 Only ``Goofspiel.indexed_face`` uses this module (random prize order, ties discarded,
 ``returns_type=win_loss``, at most ``MAX_CARDS`` cards); the point-difference face it
@@ -40,6 +40,7 @@ from gamedb.games.goofspiel.index import (
     _rank_labels, after_bids, block_table, canonical_codes, chance_below, colex_table, masks_of,
     square_games,
 )
+from gamedb.games.source import Chained
 from gamedb.types import Floats, Ints
 from gamedb.jit import njit
 
@@ -60,12 +61,11 @@ def radius(n: int, k: int) -> int:
     return min(n * (n + 1) // 4, sum(range(n - k + 1, n + 1)))
 
 
-class WinLossIndex:
-    """The indexed face (``games.indexed.IndexedFace``) of win/loss Goofspiel with
-    random prize order and discarded ties; keys are ``goofspiel-v1`` keys. Index order
-    is key order (``chunks`` is one range per layer: small games and tests only)."""
+class WinLossIndex(Chained):
+    """The layer source (``games.source.LayerSource``) of win/loss Goofspiel with
+    random prize order and discarded ties; keys are ``goofspiel-v1`` keys."""
 
-    #: Bytes of a row's two strategy texts (``gamedb.estimate``): 8 and 9 cards measured
+    #: Bytes of a row's two strategy texts (``gamedb.build.estimate``): 8 and 9 cards measured
     #: 76 and 89 B of JSON, rising with the cards (point difference: ~195 B).
     strategy_disk = 95
 
@@ -129,7 +129,7 @@ class WinLossIndex:
 
     # -- key order (the protocol's second half; the builder uses these) ----------------
 
-    def sorted_chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
+    def chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
         """Cut the layer's key order at block boundaries, about ``target`` positions each
         (any position is a valid start: ``accumulate`` takes any range)."""
         offsets = self.blocks(layer)[3]
@@ -154,7 +154,7 @@ class WinLossIndex:
                 self.tables(layer)[0], self.colex, radius(self.n, layer)))
         return self._last[1]
 
-    def sorted_keys(self, layer: int, start: int, stop: int) -> Ints:
+    def keys(self, layer: int, start: int, stop: int) -> Ints:
         """Return the keys of positions start..stop-1 in key order (increasing)."""
         block, code = self._positions(layer, start, stop)
         score, prize, hidden, _ = self.blocks(layer)
@@ -169,14 +169,14 @@ class WinLossIndex:
         no product (page layers are not offered yet)."""
         return None
 
-    def sorted_actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
+    def actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
         """Return the action labels (card ranks) of positions start..stop-1."""
         _, code = self._positions(layer, start, stop)
         row, col = _rank_labels(self._codes[layer], layer, self._lay)
         return row[code], col[code]
 
-    def sorted_games(self, layer: int, start: int, stop: int,
-                     below: Floats | None) -> tuple[Floats, Ints, Ints]:
+    def games(self, layer: int, start: int, stop: int,
+              below: Floats | None) -> tuple[Floats, Ints, Ints]:
         """Return the k x k stage games of positions start..stop-1 in key order."""
         chance = chance_below(layer, below)
         block, code = self._positions(layer, start, stop)
@@ -197,42 +197,6 @@ class WinLossIndex:
         _accumulate(np.ascontiguousarray(values, np.float64), block, code, score, prize,
                     hidden, self.tables(layer)[0], self.colex, layer, comb(self.n, layer),
                     radius(self.n, layer), summary)
-
-    # -- index order = key order (the protocol's first half: tests and comparisons) -------
-
-    def chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
-        """One range per layer (``summarize`` needs a whole layer)."""
-        return [(0, self.size(layer))]
-
-    def keys(self, layer: int, start: int, stop: int) -> Ints:
-        """``sorted_keys``."""
-        return self.sorted_keys(layer, start, stop)
-
-    def rank(self, layer: int, keys: Ints) -> Ints:
-        """Return the index of each stored key of ``layer`` (a search in its keys)."""
-        every = self.sorted_keys(layer, 0, self.size(layer))
-        keys = np.asarray(keys, np.int64)
-        index: Ints = np.searchsorted(every, keys)
-        if (index >= len(every)).any() or (every[np.minimum(index, len(every) - 1)] != keys).any():
-            raise ValueError(f"a key is not a stored position of layer {layer}")
-        return index
-
-    def actions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
-        """``sorted_actions``."""
-        return self.sorted_actions(layer, start, stop)
-
-    def stage_games(self, layer: int, start: int, stop: int,
-                    below: Floats | None) -> tuple[Floats, Ints, Ints]:
-        """``sorted_games``."""
-        return self.sorted_games(layer, start, stop, below)
-
-    def summarize(self, layer: int, start: int, stop: int, values: Floats) -> Floats:
-        """Return the summary of a whole layer from its values."""
-        if (start, stop) != (0, self.size(layer)):
-            raise ValueError(f"the summary of layer {layer} needs the whole layer")
-        summary = np.zeros(self.summary_size(layer))
-        self.accumulate(layer, start, stop, values, summary)
-        return summary
 
 
 @njit(cache=True)

@@ -29,7 +29,8 @@ from gamedb.games import GameError, format_spec, load_game
 from gamedb.games.base import BuildCosts, Game, param_values
 from gamedb.types import Keys
 from gamedb.store.pages import PAGE_MIN
-from gamedb.games.indexed import SMALL_GAME, IndexedFace, first_rich_layer, strategy_split
+from gamedb.build.plan import first_rich_layer, page_split, strategy_split
+from gamedb.games.source import LayerSource
 from gamedb.solver.backward import distinct_successors, enumerate_layers
 
 #: Positions the exact count may enumerate (about a second) before extrapolating.
@@ -55,7 +56,7 @@ VALUES_ONLY_SPEEDUP = 2.0
 
 #: The indexed builder, calibrated on 9-11-card point-difference Goofspiel on this
 #: machine (docs/estimate.md): bytes and seconds of a values-only ``states`` row, the
-#: extra of a row with strategies is the face's own (``IndexedFace.strategy_disk``), and
+#: extra of a row with strategies is the face's own (``LayerSource.strategy_disk``), and
 #: each process's memory besides the summaries
 #: (interpreter, numpy, numba's code, a chunk of games). The single writer bounds the
 #: rate, so more workers do not make it faster.
@@ -77,34 +78,6 @@ PAGE_SECONDS = 0.7e-6
 #: 95 B), 43 B point difference (195 B): BENCHMARKS.md "Keyed pages").
 KEYED_DISK, KEYED_STRATEGY_SHARE = 7.0, 0.2
 KEYED_SECONDS = 1.0e-6
-
-
-def page_split(face: IndexedFace | None, spec: str, no_strategies_below: int,
-               pages_below: int | None) -> int:
-    """Return the first layer stored as rows, 0 for none stored as pages.
-
-    ``pages_below`` None picks the default: the layers without strategies
-    (``no_strategies_below``) of a face of more than ``SMALL_GAME`` layers whose keys are
-    products (``IndexedFace.key_factors``); none in smaller games. An explicit layer
-    must leave the layers with strategies as rows.
-
-    Raises:
-        GameError: ``pages_below`` asks for pages the game ``spec`` cannot have.
-    """
-    pageable = face is not None and face.key_factors(min(face.layers())) is not None
-    if pages_below is None:
-        big = face is not None and len(face.layers()) > SMALL_GAME
-        return no_strategies_below if pageable and big and no_strategies_below > 1 else 0
-    if pages_below <= (min(face.layers()) if face is not None else 1):
-        return 0
-    if not pageable:
-        raise GameError(f"{spec} cannot store its layers as pages (its index gives no "
-                        "product of key heads and tails); leave out --pages-below")
-    if pages_below > no_strategies_below:
-        raise GameError(f"--pages-below {pages_below}: page layers keep no strategies, and "
-                        f"this build stores them from layer {no_strategies_below}; give "
-                        f"--pages-below {no_strategies_below} or less, or --strategies-from")
-    return pages_below
 
 
 def costs_of(game: Game[Any]) -> BuildCosts:
@@ -150,7 +123,7 @@ def estimate(game: Game[Any], *, workers: int = 1, values_only: bool = False,
                     round(disk * positions), BASE_SECONDS + positions / rate)
 
 
-def indexed_estimate(spec: str, face: IndexedFace, *, workers: int = 1,
+def indexed_estimate(spec: str, face: LayerSource, *, workers: int = 1,
                      values_only: bool = False, strategies_from: int | None = None,
                      pages_below: int | None = None, page_min: int | None = None) -> Estimate:
     """The cost of a build through an indexed face (``gamedb.build_indexed``): exact
