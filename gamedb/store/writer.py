@@ -231,13 +231,7 @@ class Writer:
                                  "ORDER BY key", layer_bounds(layer)).fetchall()
         self._check_done(layer, len(rows))
         stored = StoredRows.of([(k, layer, v, 0.0, None, None) for k, v in rows])
-        values = stored.numbers()
-        if np.isnan(values).any():
-            bad = int(np.flatnonzero(np.isnan(values))[0])
-            key = int(stored.keys[bad])
-            raise DamagedFile(self.path, f"position {self._position(key)} (key {key}): the "
-                                         f"value {stored.values[bad]!r} is not a finite number")
-        return stored.keys, values
+        return stored.keys, self._finite(stored)
 
     def _check_done(self, layer: int, stored: int) -> None:
         done = self._raw.execute("SELECT done FROM layers WHERE layer = ?", (layer,)).fetchone()
@@ -256,21 +250,31 @@ class Writer:
 
     def sorted_values(self, layer: int, step: int) -> Iterator[npt.NDArray[np.float64]]:
         """Yield the stored values of one layer in key order, ``step`` at a time (a page
-        layer: a page at a time, whatever ``step``)."""
+        layer: a page at a time, whatever ``step``); ``DamagedFile`` when the layers
+        table's count differs or a value is not a finite number (naming its position)."""
         if layer in self.pages.layers:
+            stored = self._raw.execute("SELECT coalesce(sum(count), 0) FROM pages "
+                                       "WHERE layer = ?", (layer,)).fetchone()[0]
+            self._check_done(layer, int(stored))
             yield from (values for _, values in self._stored_pages(layer))
             return
-        cursor = self._raw.execute("SELECT value FROM states WHERE key BETWEEN ? AND ? "
-                                   "ORDER BY key", layer_bounds(layer))
+        bounds = layer_bounds(layer)
+        self._check_done(layer, self._raw.execute(
+            "SELECT count(*) FROM states WHERE key BETWEEN ? AND ?", bounds).fetchone()[0])
+        cursor = self._raw.execute("SELECT key, value FROM states WHERE key BETWEEN ? AND ? "
+                                   "ORDER BY key", bounds)
         while rows := cursor.fetchmany(step):
-            try:
-                values = np.array([v for (v,) in rows], np.float64)
-            except (TypeError, ValueError):
-                raise DamagedFile(self.path, f"layer {layer}: a stored value is not a "
-                                             "number") from None
-            if not np.isfinite(values).all():
-                raise DamagedFile(self.path, f"layer {layer}: a stored value is not finite")
-            yield values
+            yield self._finite(StoredRows.of([(k, layer, v, 0.0, None, None) for k, v in rows]))
+
+    def _finite(self, stored: StoredRows) -> npt.NDArray[np.float64]:
+        """The rows' values; ``DamagedFile`` naming the first that is not a finite number."""
+        values = stored.numbers()
+        if not np.isfinite(values).all():
+            bad = int(np.flatnonzero(~np.isfinite(values))[0])
+            key = int(stored.keys[bad])
+            raise DamagedFile(self.path, f"position {self._position(key)} (key {key}): the "
+                                         f"value {stored.values[bad]!r} is not a finite number")
+        return values
 
     def _position(self, key: int) -> str:
         try:
