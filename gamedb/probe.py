@@ -56,7 +56,7 @@ from typing import Any
 LAYER_SHIFT = 48
 
 #: Schema revisions (``alembic_version``) whose file format this reader knows.
-SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
+SCHEMA_REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007")
 
 #: The codec of keyed pages: keys, values, gaps and strategies (``GameFile._keyed``).
 _KEYED = "rows-shuffle-zlib"

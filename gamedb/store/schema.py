@@ -12,9 +12,10 @@ from __future__ import annotations
 from sqlalchemy import Column, Float, Integer, LargeBinary, MetaData, Table, Text
 
 #: Bump when the meaning of a table changes; alembic revisions carry the history.
-SCHEMA_REVISION = "0006"
-#: Revisions this gamedb reads as they are (0005 files simply have no page layers).
-READABLE_REVISIONS = ("0005", "0006")
+SCHEMA_REVISION = "0007"
+#: Revisions this gamedb reads as they are (0005 files simply have no page layers; 0006
+#: only no mark that they may hold keyed ones).
+READABLE_REVISIONS = ("0005", "0006", "0007")
 
 metadata = MetaData(naming_convention={
     "ix": "ix_%(column_0_label)s",

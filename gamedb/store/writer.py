@@ -33,6 +33,7 @@ from gamedb.store.engine import (
 from gamedb.store.errors import DamagedFile, DiskFull, SpecMismatch
 from gamedb.store.lock import BuildLock
 from gamedb.store.migrate import check_schema, create_schema
+from gamedb.store.schema import SCHEMA_REVISION
 from gamedb.store.pages import (CODEC, ROWS, KeyMap, PageReader, PageRows, damage_said,
                                 encode_rows, pack_ints)
 
@@ -143,6 +144,8 @@ class Writer:
         self._raw = sqlite_connection(self._conn)
         if fresh:
             self._create(game, settings)
+        else:
+            _mark_keyed_pages(self._raw)
         self.meta = read_meta(self._conn, path)
         self.pages = self._page_reader()
 
@@ -372,6 +375,14 @@ def _insert(raw: sqlite3.Connection, chunk: Chunk) -> None:
                         zip(chunk.keys.tolist(), [chunk.layer] * chunk.size,
                             chunk.values.tolist(), chunk.gaps.tolist(), chunk.strategy1,
                             chunk.strategy2))
+
+
+def _mark_keyed_pages(raw: sqlite3.Connection) -> None:
+    """Stamp a 0006 file this build continues as 0007 (it may now hold keyed pages, which
+    a gamedb of 0006 would take for damage): migration 0007 changes no table."""
+    with _transaction(raw):
+        raw.execute("UPDATE alembic_version SET version_num = ? WHERE version_num = '0006'",
+                    (SCHEMA_REVISION,))
 
 
 def _checkpoint(raw: sqlite3.Connection) -> None:

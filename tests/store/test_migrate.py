@@ -6,9 +6,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from sqlalchemy import create_engine
 
 from gamedb.build import build
+from gamedb.cli import cli
 from gamedb.store import SchemaOutOfDate, open_db
 from gamedb.store.schema import SCHEMA_REVISION
 from gamedb.store.migrate import create_schema, current_revision, head_revision, upgrade
@@ -56,7 +58,7 @@ def test_file_with_an_older_schema_is_refused_with_the_command_to_run(tmp_path: 
 def test_migrations_are_found_inside_the_package() -> None:
     from gamedb.store.migrate import migrations_dir
     assert (migrations_dir() / "versions" / "0001_initial.py").is_file()
-    assert head_revision() == SCHEMA_REVISION == "0006"
+    assert head_revision() == SCHEMA_REVISION == "0007"
 
 
 def test_upgrading_to_0003_keeps_every_probability_exactly(tmp_path: Path) -> None:
@@ -71,7 +73,7 @@ def test_upgrading_to_0003_keeps_every_probability_exactly(tmp_path: Path) -> No
     query = "SELECT key, player, action, prob FROM strategies ORDER BY key, player, action"
     with sqlite3.connect(old) as conn:
         before = conn.execute(query).fetchall()
-    assert upgrade_file(path) == ("0001", "0006")
+    assert upgrade_file(path) == ("0001", "0007")
     with sqlite3.connect(path) as conn:
         assert conn.execute(query).fetchall() == before and len(before) > 32
         assert conn.execute("SELECT type FROM sqlite_master WHERE name = 'strategies'").fetchone() \
@@ -102,7 +104,7 @@ def test_0004_drops_only_the_not_null_of_gap_and_back(tmp_path: Path) -> None:
         assert _not_null(conn)["gap"] == 1
         assert conn.execute(rows).fetchall() == [(k, l, v, max_gaps[l]) for k, l, v, _ in before]
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    assert upgrade_file(path) == ("0003", "0006")
+    assert upgrade_file(path) == ("0003", "0007")
     with sqlite3.connect(path) as conn:
         assert _not_null(conn) == {"key": 1, "layer": 1, "value": 1, "gap": 0,
                                    "strategy1": 0, "strategy2": 0}
@@ -149,7 +151,7 @@ def test_0005_fills_the_grundy_values_of_an_impartial_file_and_back(tmp_path: Pa
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'grundy'").fetchone() == (0,)
         assert "grundy" not in [d[0] for d in conn.execute("SELECT * FROM positions").description]
-    assert upgrade_file(path) == ("0004", "0006")
+    assert upgrade_file(path) == ("0004", "0007")
     with sqlite3.connect(path) as conn:
         assert conn.execute(query).fetchall() == fresh
     with open_db(path) as db:
@@ -190,7 +192,7 @@ def test_a_0005_file_reads_as_it_is_and_0006_adds_only_the_page_tables(tmp_path:
         rows = conn.execute("SELECT * FROM states ORDER BY key").fetchall()
     with open_db(path) as db:
         assert db.probe("start").value == pytest.approx(0) and not db.pages.layers
-    assert upgrade_file(path) == ("0005", "0006")
+    assert upgrade_file(path) == ("0005", "0007")
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT * FROM states ORDER BY key").fetchall() == rows
         assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name IN "
@@ -212,3 +214,82 @@ def test_a_file_with_page_layers_refuses_the_downgrade_to_0005(tmp_path: Path) -
     engine.dispose()
     with open_db(path) as db:
         assert sorted(db.pages.layers) == [1, 2, 3]
+
+
+def _keyed_file(path: Path, stop_after: int | None = None) -> None:
+    """A 6-card win/loss build whose layers of 200+ positions are keyed pages
+    (stopped by Ctrl-C after ``stop_after`` chunks, if given)."""
+    from gamedb.build.progress import Counting
+
+    def stop(done: int, total: int | None) -> None:
+        seen.append(done)
+        if stop_after is not None and len(seen) == stop_after:
+            raise KeyboardInterrupt
+    seen: list[int] = []
+    try:
+        build("goofspiel(num_cards=6)", path, page_min=200, observer=Counting(stop))
+    except KeyboardInterrupt:
+        assert stop_after is not None
+
+
+def _stamp(path: Path, revision: str) -> None:
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = ?", (revision,))
+
+
+def test_a_file_with_keyed_pages_refuses_the_downgrade_to_0006(tmp_path: Path) -> None:
+    from alembic import command
+
+    from gamedb.store.migrate import alembic_config
+
+    path = tmp_path / "g.sqlite"
+    _keyed_file(path)
+    engine = create_engine(f"sqlite:///{path}")
+    with pytest.raises(RuntimeError, match="keyed page layers"):
+        with engine.begin() as conn:
+            command.downgrade(alembic_config(conn), "0006")
+    engine.dispose()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0007",)
+
+
+def test_a_0006_file_with_keyed_pages_reads_as_it_is_and_upgrades_by_a_stamp(
+        tmp_path: Path) -> None:
+    """gamedb 0.x of schema 0006 wrote keyed pages unmarked: such files read as they are,
+    and ``upgrade`` only stamps them 0007 (every stored byte of the tables the same)."""
+    from gamedb.store.migrate import upgrade_file
+
+    path = tmp_path / "g.sqlite"
+    _keyed_file(path)
+    _stamp(path, "0006")
+    with sqlite3.connect(path) as conn:
+        pages = conn.execute("SELECT * FROM pages ORDER BY layer, page").fetchall()
+    with open_db(path) as db:
+        value = db.probe("start").value
+    assert upgrade_file(path, backup=False) == ("0006", "0007")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT * FROM pages ORDER BY layer, page").fetchall() == pages
+    with open_db(path) as db:
+        assert db.probe("start").value == value
+
+
+def test_a_build_resumed_on_a_0006_file_marks_it_0007(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    _keyed_file(path, stop_after=3)
+    _stamp(path, "0006")  # as an older gamedb left it
+    _keyed_file(path)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0007",)
+    whole = tmp_path / "whole.sqlite"
+    _keyed_file(whole)
+    with sqlite3.connect(path) as a, sqlite3.connect(whole) as b:
+        query = "SELECT layer, page, first_key, count, data FROM pages ORDER BY layer, page"
+        assert a.execute(query).fetchall() == b.execute(query).fetchall()
+
+
+def test_a_file_of_a_newer_schema_says_to_upgrade_gamedb(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    build("jujitsu(num_cards=4)", path)
+    _stamp(path, "0008")
+    result = CliRunner().invoke(cli, ["info", str(path)])
+    assert result.exit_code == 1 and "newer than this gamedb reads (0007)" in result.stderr
