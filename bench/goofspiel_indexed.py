@@ -3,7 +3,7 @@
     python bench/goofspiel_indexed.py 8 9 10 11 [--build 8 9] [--check]
 
 For each N, a fresh process solves ``goofspiel(num_cards=N,returns_type=point_difference)``
-through its index with ``gamedb.build.runner.solved_in_memory`` (the builder's
+through its index with ``gamedb.builder.runner.solved_in_memory`` (the builder's
 arithmetic in one process: values, strategies and gaps computed and verified, then
 dropped: nothing is written) and prints per-layer seconds; this script
 reports its wall time and the peak RSS of its whole process tree (sampled from /proc
@@ -40,7 +40,7 @@ def solve(n: int) -> dict[str, object]:
     import numpy as np
 
     from gamedb.games import load_game
-    from gamedb.build.runner import solved_in_memory
+    from gamedb.builder.runner import solved_in_memory
     start = time.perf_counter()
     game = load_game(spec(n))
     face = game.indexed_face()
@@ -122,7 +122,7 @@ def check(n: int, db: str) -> float:
     import numpy as np
 
     from gamedb.games import load_game
-    from gamedb.build.runner import solved_in_memory
+    from gamedb.builder.runner import solved_in_memory
     from gamedb.store.database import open_db
     face = load_game(spec(n)).indexed_face()
     assert face is not None

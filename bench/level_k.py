@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gamedb.build import build
+from gamedb.builder import build
 from gamedb.games import load_game
 from gamedb.play.agents import Highest, LevelK, Lowest, Uniform
 from gamedb.play.equilibrium import Equilibrium

@@ -8,7 +8,7 @@ successors' stored values), and says so in its meta: ``book_from_layer`` and
 below the book is answered "not in this book" with the way to get it.
 
 >>> import tempfile, pathlib
->>> from gamedb.build import build
+>>> from gamedb.builder import build
 >>> where = pathlib.Path(tempfile.mkdtemp())
 >>> _ = build("jujitsu(num_cards=5)", where / "j5.sqlite")
 >>> book = make_book(where / "j5.sqlite", where / "j5.book.sqlite", 4)

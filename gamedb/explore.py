@@ -8,7 +8,7 @@ opponent's equilibrium strategy and its loss against the player's best action
 (``successors``).
 
 >>> import tempfile, pathlib
->>> from gamedb.build import build
+>>> from gamedb.builder import build
 >>> from gamedb.store import open_db
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "j3.sqlite"
 >>> _ = build("jujitsu(num_cards=3)", path)

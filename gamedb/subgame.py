@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from gamedb.build import build
-from gamedb.build.progress import Observer, Quiet
+from gamedb.builder import build
+from gamedb.builder.progress import Observer, Quiet
 from gamedb.games import GameError, load_game
 from gamedb.games.base import Game
 from gamedb.types import Keys
@@ -84,7 +84,7 @@ def solve_position(spec: str, position: str, *, max_positions: int = MAX_POSITIO
         spec: the game, e.g. ``"goofspiel(num_cards=13)"``.
         position: as ``gamedb show`` reads it (``gamedb rules FAMILY``), or ``start``.
         max_positions: refuse a subgame with more canonical positions than this.
-        observer: as ``gamedb.build.build``'s (told a stage before the count too).
+        observer: as ``gamedb.builder.build``'s (told a stage before the count too).
 
     Returns:
         The game and the same ``Entry`` that ``GameDB.probe`` returns from a file of the

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from gamedb.build import build
+from gamedb.builder import build
 
 # A suite started in the background of a non-interactive shell (`pytest &`) inherits
 # SIGINT ignored, and so would every gamedb it starts: its Ctrl-C tests would see builds

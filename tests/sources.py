@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from gamedb.build.runner import solved_in_memory
-from gamedb.build.sources import EnumeratingSource
+from gamedb.builder.runner import solved_in_memory
+from gamedb.builder.sources import EnumeratingSource
 from gamedb.games import load_game
 from gamedb.games.source import LayerSource
 from gamedb.solver.backward import enumerate_layers

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gamedb.build import build
-from gamedb.build.progress import Counting
+from gamedb.builder import build
+from gamedb.builder.progress import Counting
 from gamedb.games import load_game
 from gamedb.store import BuildProgress, open_db
 from gamedb.verify import stage_games, verify
@@ -110,7 +110,7 @@ def test_parallel_workers_write_the_same_database(tmp_path: Path) -> None:
 
 
 def test_parallel_enumeration_finds_the_same_layers(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gamedb.build.sources import enumerated
+    from gamedb.builder.sources import enumerated
     from gamedb.solver import backward
     game = load_game("goofspiel(num_cards=5)")
     alone = backward.enumerate_layers(game)

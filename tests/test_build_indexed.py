@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gamedb.build import build
-from gamedb.build.plan import strategy_split
-from gamedb.build.progress import Counting
+from gamedb.builder import build
+from gamedb.builder.plan import strategy_split
+from gamedb.builder.progress import Counting
 from gamedb.games import load_game
 from gamedb.games.goofspiel import Goofspiel
 from gamedb.store import open_db

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 
 from gamedb import probe as stdlib_probe
 from gamedb.book import make_book
-from gamedb.build import build
-from gamedb.build.progress import Counting
+from gamedb.builder import build
+from gamedb.builder.progress import Counting
 from gamedb.cli import cli
 from gamedb.store.database import open_db
 from gamedb.store.pages import ROWS

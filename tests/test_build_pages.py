@@ -10,11 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from gamedb import probe as stdlib_probe
-from gamedb.build import build
-from gamedb.build.progress import Counting, Quiet
+from gamedb.builder import build
+from gamedb.builder.progress import Counting, Quiet
 from gamedb.cli import cli
 from gamedb.games import GameError, load_game
-from gamedb.build.estimate import page_split
+from gamedb.builder.estimate import page_split
 from gamedb.store.database import open_db
 from gamedb.verify import verify
 from tests.stored import stored_tables

@@ -66,7 +66,7 @@ def test_version_loads_no_heavy_library() -> None:
 
 
 def test_build_chunk_size_default_is_the_builders() -> None:
-    from gamedb.build import CHUNK_SIZE
+    from gamedb.builder import CHUNK_SIZE
     out = CliRunner().invoke(cli, ["build", "--help"]).stdout
     assert f"default: {CHUNK_SIZE}" in out
 

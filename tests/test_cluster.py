@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gamedb.build import build
-from gamedb.build.progress import Counting
+from gamedb.builder import build
+from gamedb.builder.progress import Counting
 from gamedb.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,7 +196,7 @@ def test_tasks_cancelled_while_the_scheduler_is_there_are_submitted_again(
     The pool scatters the function again and submits the cancelled groups again."""
     import distributed
 
-    from gamedb.build.cluster import DaskPool
+    from gamedb.builder.cluster import DaskPool
 
     with distributed.Client(scheduler.address, set_as_default=False) as client:
         with DaskPool(client, abs) as pool:

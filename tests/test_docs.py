@@ -81,7 +81,7 @@ def _test_module(path: Path):  # type: ignore[no-untyped-def]
 
 def test_adding_a_game_md_builds_its_worked_example(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from gamedb import games
-    from gamedb.build import build
+    from gamedb.builder import build
     from gamedb.games.base import reference_expand, successor_table
     from gamedb.solver.backward import enumerate_layers
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gamedb.build import build
+from gamedb.builder import build
 from gamedb.cli import cli
-from gamedb.build.estimate import WontFit, available_memory, count_positions, estimate
+from gamedb.builder.estimate import WontFit, available_memory, count_positions, estimate
 from gamedb.games import load_game
 from gamedb.solver.backward import enumerate_layers
 
@@ -61,7 +61,7 @@ def test_estimate_prints_a_table_or_json_and_builds_nothing(tmp_path: Path) -> N
 
 def test_a_build_that_cannot_fit_is_refused_up_front_in_one_line(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import gamedb.build.estimate as estimate_module
+    import gamedb.builder.estimate as estimate_module
     db = tmp_path / "j8.sqlite"
     monkeypatch.setattr(estimate_module, "available_memory", lambda: 2**20)  # a 1 MiB machine
     result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=8)", "--db", str(db),
@@ -130,7 +130,7 @@ def test_win_loss_goofspiel_up_to_ten_cards_is_estimated_for_the_indexed_builder
 
 
 def test_estimate_says_whether_the_build_would_be_refused_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gamedb.build.estimate as module
+    import gamedb.builder.estimate as module
     monkeypatch.setattr(module, "available_memory", lambda: 2 * 2**30)
     result = CliRunner().invoke(cli, ["build", "goofspiel(num_cards=13)", "--estimate"])
     assert result.exit_code == 0 and "refused here" in result.output and "--force" in result.output

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import gamedb.build.progress as progress_module
-from gamedb.build import build
-from gamedb.build.progress import (
+import gamedb.builder.progress as progress_module
+from gamedb.builder import build
+from gamedb.builder.progress import (
     ENTRIES_PER_ROW, STRATEGY_ROW_COST, Committer, Quiet, layer_weights,
 )
 from gamedb.games import load_game

@@ -109,7 +109,7 @@ class _Events(list[str]):
 
 def test_a_build_that_compiles_says_so_until_its_first_chunk(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import gamedb.build as build_module
+    import gamedb.builder as build_module
 
     monkeypatch.setattr(build_module, "needs_compiling", lambda *modules: True)
     events = _Events()
@@ -121,7 +121,7 @@ def test_a_build_that_compiles_says_so_until_its_first_chunk(
 
 def test_a_cached_build_does_not_claim_to_compile(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    import gamedb.build as build_module
+    import gamedb.builder as build_module
 
     monkeypatch.setattr(build_module, "needs_compiling", lambda *modules: False)
     events = _Events(counts=False)
@@ -148,7 +148,7 @@ def test_the_build_bar_starts_its_clock_at_the_first_chunk() -> None:
 
 @pytest.fixture(scope="module")
 def j5(tmp_path_factory: pytest.TempPathFactory) -> str:
-    from gamedb.build import build
+    from gamedb.builder import build
 
     path = tmp_path_factory.mktemp("j5") / "j5.sqlite"
     build("jujitsu(num_cards=5)", path)

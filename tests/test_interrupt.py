@@ -267,7 +267,7 @@ def test_ctrl_c_inside_a_compiled_call_is_an_interrupt(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """numba reports a Ctrl-C during a compiled call as a SystemError caused by the
     KeyboardInterrupt (seen 1 time in 3 while enumerating 8-card Goofspiel, one worker)."""
-    import gamedb.build as build_module
+    import gamedb.builder as build_module
     from click.testing import CliRunner
 
     from gamedb.cli import cli
@@ -339,7 +339,7 @@ SMALL = "jujitsu(num_cards=5)"
 @pytest.fixture(scope="module")
 def small_reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, ...]:
     db = tmp_path_factory.mktemp("small") / "ref.sqlite"
-    from gamedb.build import build
+    from gamedb.builder import build
     build(SMALL, db)
     return _dump(db)
 

@@ -35,7 +35,7 @@ def test_rules_and_solver_import_only_numeric_libraries(path: Path) -> None:
     for name in _imports(path):
         top = name.split(".")[0]
         assert top in PURE | STDLIB_OK, f"{path.name} imports {name}"
-        assert not name.startswith(("gamedb.store", "gamedb.build", "gamedb.cli", "gamedb.play")), name
+        assert not name.startswith(("gamedb.store", "gamedb.builder", "gamedb.cli", "gamedb.play")), name
 
 
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=str)
@@ -202,7 +202,7 @@ def test_the_explorer_page_names_no_family(path: Path) -> None:
 
 # -- build --cluster (issue 15): Dask is an optional extra, imported only when used -----
 
-CLUSTER = PACKAGE / "build" / "cluster.py"
+CLUSTER = PACKAGE / "builder" / "cluster.py"
 
 
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=str)

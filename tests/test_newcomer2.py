@@ -39,7 +39,7 @@ def test_readme_command_2_collects_without_the_web_extra(tmp_path: Path) -> None
 import pytest  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 
-from gamedb.build import build  # noqa: E402
+from gamedb.builder import build  # noqa: E402
 from gamedb.cli import cli  # noqa: E402
 
 

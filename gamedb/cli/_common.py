@@ -196,7 +196,7 @@ class _Bar:
 
     def eta(self, seconds: float) -> None:
         """Show ``seconds`` as the ETA instead of tqdm's own (a build's: its layers'
-        positions weighted by their cost, ``gamedb.build``)."""
+        positions weighted by their cost, ``gamedb.builder``)."""
         from tqdm import tqdm
 
         bar = self._shown()

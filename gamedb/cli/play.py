@@ -238,7 +238,7 @@ def _check_exact(game: Any, db: GameDB | None, pairs: list[tuple[Any, Any]], ins
     if isinstance(stored, int):  # a finished file's count (db.info() would check every layer row)
         positions = stored
     else:
-        from gamedb.build.estimate import estimate
+        from gamedb.builder.estimate import estimate
         from gamedb.games import GameError
 
         try:

@@ -14,11 +14,11 @@ import click
 from gamedb.cli._common import cli, progress_bar, signed, table, user_errors, vars_of
 
 if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
-    from gamedb.build import BuildReport
-    from gamedb.build.estimate import Estimate
+    from gamedb.builder import BuildReport
+    from gamedb.builder.estimate import Estimate
     from gamedb.verify import VerifyReport
 
-#: ``gamedb.build.CHUNK_SIZE``, written out so that ``build --help`` need not import the
+#: ``gamedb.builder.CHUNK_SIZE``, written out so that ``build --help`` need not import the
 #: solver (tests/test_cli_startup.py checks that the two agree).
 _CHUNK_SIZE = 32_768
 
@@ -111,11 +111,11 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         gamedb build "nim(heaps=1-3-5-7)" --db nim.sqlite --quiet --json
         gamedb build "goofspiel(num_cards=13)" --estimate
     """
-    from gamedb.build import build
-    from gamedb.build.cluster import ClusterError
-    from gamedb.build.estimate import available_memory, estimate
+    from gamedb.builder import build
+    from gamedb.builder.cluster import ClusterError
+    from gamedb.builder.estimate import available_memory, estimate
     from gamedb.games import load_game
-    from gamedb.build.workers import WorkerDied
+    from gamedb.builder.workers import WorkerDied
 
     if spec.endswith(".sqlite") or os.path.isfile(spec):  # isfile: False for a huge name
         raise click.ClickException(
@@ -150,7 +150,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
 
 def _cluster(address: str | None) -> str | None:
     """Check ``--cluster``'s syntax (a usage error, exit 2) without importing Dask."""
-    from gamedb.build.cluster import parse_address
+    from gamedb.builder.cluster import parse_address
 
     if address is not None:
         try:
@@ -161,7 +161,7 @@ def _cluster(address: str | None) -> str | None:
 
 
 def _estimate_table(guess: Estimate) -> str:
-    from gamedb.build.estimate import available_memory, duration, size
+    from gamedb.builder.estimate import available_memory, duration, size
 
     positions = (f"{guess.positions:,}" if guess.exact
                  else f"about {guess.positions:.1e} (extrapolated from smaller sizes)")

@@ -118,7 +118,7 @@ class Canonical:
 class BuildCosts:
     """Per-position costs of today's builder for a family, measured on the 2-core
     reference machine at the largest size built (``docs/estimate.md``); read by
-    ``gamedb.build.estimate``."""
+    ``gamedb.builder.estimate``."""
 
     memory: float
     """Peak bytes of memory per position with one worker."""
@@ -160,7 +160,7 @@ class Capabilities:
     """Both players have the same moves in every position (Nim, Hackenbush): the build
     stores every position's Sprague-Grundy value (``gamedb.solver.grundy``)."""
     build_costs: BuildCosts | None = None
-    """Measured build costs per position (None: ``gamedb.build.estimate``'s generic guess)."""
+    """Measured build costs per position (None: ``gamedb.builder.estimate``'s generic guess)."""
 
 
 def format_spec(name: str, params: Mapping[str, Any]) -> str:

@@ -1,4 +1,4 @@
-"""The layer source: what the one builder (``gamedb.build``) asks of a game.
+"""The layer source: what the one builder (``gamedb.builder``) asks of a game.
 
 A build solves a game layer by layer in the source's order, each layer in chunks of
 consecutive positions *in key order* (so the file is a pure append), and each chunk's
@@ -8,7 +8,7 @@ stage games from a *summary* of the layers below it. Two kinds of source exist:
   Goofspiel, ``games.goofspiel.index`` and ``.winloss``): keys, action labels and stage
   games are computed from flat tables, and a layer's summary is a few bytes per position
   (Goofspiel: the values of its chance nodes);
-- the enumerating source (``gamedb.build.sources``) for every other game: the keys are
+- the enumerating source (``gamedb.builder.sources``) for every other game: the keys are
   found by a forward walk, the stage games come from ``Game.expand``, and a layer's
   summary is its values in key order. It is also the reference the indexed sources are
   tested against.
@@ -30,7 +30,7 @@ class LayerSource(Protocol):
     against the enumerating one)."""
 
     strategy_disk: int
-    """Bytes of a row's two strategy texts in a finished file (``gamedb.build.estimate``)."""
+    """Bytes of a row's two strategy texts in a finished file (``gamedb.builder.estimate``)."""
 
     def layers(self) -> Sequence[int]:
         """Return the layers in solving order (each reads only layers before it)."""

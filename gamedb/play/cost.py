@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gamedb.build.estimate import COUNT_BUDGET, count_positions, duration
+from gamedb.builder.estimate import COUNT_BUDGET, count_positions, duration
 from gamedb.games.base import Game, GameError
 from gamedb.games.expansion import root_of
 

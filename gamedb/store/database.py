@@ -1,7 +1,7 @@
 """Open a strategy database and probe positions in real cards.
 
 >>> import tempfile, pathlib
->>> from gamedb.build import build
+>>> from gamedb.builder import build
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "j3.sqlite"
 >>> _ = build("jujitsu(num_cards=3)", path)
 >>> with open_db(path) as db:

@@ -8,7 +8,7 @@
   opening book).
 
 >>> import tempfile, pathlib
->>> from gamedb.build import build
+>>> from gamedb.builder import build
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "j3.sqlite"
 >>> _ = build("jujitsu(num_cards=3)", path)
 >>> with run_query(path, "SELECT count(*) AS n FROM positions") as (columns, rows):

@@ -8,7 +8,7 @@ optionally smaller, its page layers' values rounded to float32.
   ``meta.precision`` (``gamedb info`` prints it; ``verify`` allows it).
 
 >>> import tempfile, pathlib
->>> from gamedb.build import build
+>>> from gamedb.builder import build
 >>> where = pathlib.Path(tempfile.mkdtemp())
 >>> _ = build("goofspiel(num_cards=4,returns_type=point_difference)", where / "g4.sqlite",
 ...           pages_below=4, strategies_from=4)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gamedb.build import build
+from gamedb.builder import build
 from gamedb.games import load_game
 from gamedb.games.goofspiel.winloss import MAX_CARDS, WinLossIndex, radius
 from gamedb.solver.backward import enumerate_layers

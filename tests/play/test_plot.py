@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gamedb.build import build
+from gamedb.builder import build
 from gamedb.cli import cli
 from gamedb.play.plot import strategy_bars
 from gamedb.store import open_db

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from gamedb.build import build
+from gamedb.builder import build
 from gamedb.cli import cli
 from gamedb.play.equilibrium import Equilibrium
 from gamedb.play.plot import Axis, slice_grid, strategy_bars

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gamedb.build import build
+from gamedb.builder import build
 from gamedb.games import GameError
 from gamedb.store import NotAGameDB, NotSolved, SpecMismatch, open_db
 

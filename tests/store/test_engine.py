@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gamedb.build import build
+from gamedb.builder import build
 from gamedb.games import load_game
 from gamedb.store import engine
 from gamedb.store.writer import Writer

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import create_engine
 
-from gamedb.build import build
+from gamedb.builder import build
 from gamedb.cli import cli
 from gamedb.store import SchemaOutOfDate, open_db
 from gamedb.store.schema import SCHEMA_REVISION
@@ -219,7 +219,7 @@ def test_a_file_with_page_layers_refuses_the_downgrade_to_0005(tmp_path: Path) -
 def _keyed_file(path: Path, stop_after: int | None = None) -> None:
     """A 6-card win/loss build whose layers of 200+ positions are keyed pages
     (stopped by Ctrl-C after ``stop_after`` chunks, if given)."""
-    from gamedb.build.progress import Counting
+    from gamedb.builder.progress import Counting
 
     def stop(done: int, total: int | None) -> None:
         seen.append(done)

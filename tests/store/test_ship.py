@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from gamedb import probe as stdlib_probe
-from gamedb.build import build
+from gamedb.builder import build
 from gamedb.cli import cli
 from gamedb.store.database import open_db
 from gamedb.store.errors import StoreError

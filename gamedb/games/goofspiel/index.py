@@ -87,7 +87,7 @@ class GoofspielIndex(Chained):
     """The layer source (``games.source.LayerSource``) of point-difference Goofspiel
     with random prize order and discarded ties; keys are ``goofspiel-v1`` keys."""
 
-    #: Bytes of a row's two strategy texts (``gamedb.build.estimate``), calibrated on 9-11 cards.
+    #: Bytes of a row's two strategy texts (``gamedb.builder.estimate``), calibrated on 9-11 cards.
     strategy_disk = 195
 
     def __init__(self, n: int, lay: Ints):

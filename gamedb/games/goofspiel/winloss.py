@@ -65,7 +65,7 @@ class WinLossIndex(Chained):
     """The layer source (``games.source.LayerSource``) of win/loss Goofspiel with
     random prize order and discarded ties; keys are ``goofspiel-v1`` keys."""
 
-    #: Bytes of a row's two strategy texts (``gamedb.build.estimate``): 8 and 9 cards measured
+    #: Bytes of a row's two strategy texts (``gamedb.builder.estimate``): 8 and 9 cards measured
     #: 76 and 89 B of JSON, rising with the cards (point difference: ~195 B).
     strategy_disk = 95
 

@@ -35,7 +35,7 @@ STRATEGY_ROW_COST = 2.0
 
 
 class Observer(Protocol):
-    """Told what a build is doing (``gamedb.build.build``'s ``observer``)."""
+    """Told what a build is doing (``gamedb.builder.build``'s ``observer``)."""
 
     def __call__(self, done: int, total: int | None) -> None:
         """Positions stored of the total, after every chunk."""

@@ -5,7 +5,7 @@ key order* (``LayerSource.chunks``), from what the layers below it left behind: 
 *summaries* (``LayerSource.below``; Goofspiel's index: the chance values of the layer
 before, a few bytes per position; an enumerated game: the values of the layers a move
 reaches). A chunk is solved where the build's executor runs it (this process, forked
-workers or a Dask cluster: ``gamedb.build.cluster``), and comes back finished: rows
+workers or a Dask cluster: ``gamedb.builder.cluster``), and comes back finished: rows
 with their strategies as JSON text, or one keyed page, or pages of values
 (``store.pages``), so the one writer only appends. Rows hold strategies only in layers
 ``>= strategies_from``; below, NULL (solved on demand by ``GameDB.probe``).
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from gamedb.build.cluster import Executor, ordered
-from gamedb.build.progress import Committer, Observer, layer_weights
+from gamedb.builder.cluster import Executor, ordered
+from gamedb.builder.progress import Committer, Observer, layer_weights
 from gamedb.games.base import Game, root_of
 from gamedb.games.source import LayerSource
 from gamedb.solver.matrix_game import BatchSolution, solve_games

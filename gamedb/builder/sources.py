@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from gamedb.build.cluster import Executor, Local, Pool
+from gamedb.builder.cluster import Executor, Local, Pool
 from gamedb.games.base import Game
 from gamedb.games.source import LayerSource
 from gamedb.solver.backward import (

@@ -1,10 +1,10 @@
 """Where a build's parallel work runs: forked processes here, or a Dask cluster.
 
 An *executor* opens one pool per layer (``executor.pool(func)``) with the interface of
-``gamedb.build.workers.Workers``: ``imap(items)`` yields ``func(item)`` in order, ``stop()``
+``gamedb.builder.workers.Workers``: ``imap(items)`` yields ``func(item)`` in order, ``stop()``
 ends it. ``executor(workers, cluster)`` chooses, in this one place:
 
-- ``cluster=None``: ``Local``, ``workers`` forked processes (``gamedb.build.workers``);
+- ``cluster=None``: ``Local``, ``workers`` forked processes (``gamedb.builder.workers``);
 - ``"tcp://host:port"``: ``Dask``, a client of that running Dask scheduler;
 - ``"local:N"``: ``Dask`` on a ``LocalCluster`` of N worker processes, started here
   and shut down with the executor.
@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from gamedb.build.workers import WorkerDied, Workers
+from gamedb.builder.workers import WorkerDied, Workers
 
 if TYPE_CHECKING:  # distributed is optional: imported only when a cluster is used
     from distributed import Client, Future, LocalCluster
@@ -63,7 +63,7 @@ class ClusterError(RuntimeError):
 
 
 class Pool(Protocol[T_contra, R_co]):
-    """What a builder needs of its workers (``gamedb.build.workers.Workers`` has it)."""
+    """What a builder needs of its workers (``gamedb.builder.workers.Workers`` has it)."""
 
     def imap(self, items: Iterable[T_contra]) -> Iterator[R_co]:
         """Yield ``func(item)`` for every item, in order."""
@@ -319,7 +319,7 @@ def _sigint_ignored() -> Iterator[None]:
 
     A terminal's Ctrl-C reaches the whole process group; a worker that inherits SIG_IGN
     keeps it (Python and asyncio install no handler then), so only the builder hears it,
-    as with ``gamedb.build.workers``. A Ctrl-C during the few seconds of the start is lost.
+    as with ``gamedb.builder.workers``. A Ctrl-C during the few seconds of the start is lost.
     """
     if threading.current_thread() is not threading.main_thread():
         yield

@@ -1,13 +1,13 @@
 """Build a strategy database: the one place where games, solver and store meet.
 
 One builder for every game: the game's layer source (``games.source``; its own index
-where it has one, ``Game.indexed_face``, else its keys enumerated: ``build.sources``)
+where it has one, ``Game.indexed_face``, else its keys enumerated: ``builder.sources``)
 gives the layers, their keys in order and their stage games; the runner
-(``build.runner``) solves them chunk by chunk, from the terminal end up, where the
-executor puts the work (``build.cluster``: this process, forked workers, or Dask); the
+(``builder.runner``) solves them chunk by chunk, from the terminal end up, where the
+executor puts the work (``builder.cluster``: this process, forked workers, or Dask); the
 one writer appends each finished chunk (rows or pages) with its progress. The plan
-(``build.plan``) decides what is stored where; the estimate (``build.estimate``) what it
-costs; one observer (``build.progress``) hears how it goes. The database is the
+(``builder.plan``) decides what is stored where; the estimate (``builder.estimate``) what it
+costs; one observer (``builder.progress``) hears how it goes. The database is the
 checkpoint: a restarted build asks the file what is done and continues, and a finished
 file is left alone.
 
@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gamedb.build.cluster import Executor, executor, processes_here
-from gamedb.build.estimate import WontFit, check_fits
-from gamedb.build.estimate import estimate as estimate_of  # the name estimate: the module
-from gamedb.build.plan import first_rich_layer, page_plan, page_split, strategy_split
-from gamedb.build.progress import FirstReport, Observer, Quiet
-from gamedb.build.runner import RunCounts, root_value, run_layers
-from gamedb.build.sources import source_of
+from gamedb.builder.cluster import Executor, executor, processes_here
+from gamedb.builder.estimate import WontFit, check_fits
+from gamedb.builder.estimate import estimate as estimate_of  # the name estimate: the module
+from gamedb.builder.plan import first_rich_layer, page_plan, page_split, strategy_split
+from gamedb.builder.progress import FirstReport, Observer, Quiet
+from gamedb.builder.runner import RunCounts, root_value, run_layers
+from gamedb.builder.sources import source_of
 from gamedb.games import load_game
 from gamedb.games.base import Game, GameError, root_of
 from gamedb.jit import needs_compiling
@@ -80,23 +80,23 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
         observer: told the stage (enumerating, re-reading, solving, finalising: the
             enumeration of a big game takes minutes before any position is solved),
             the positions done of the total and the seconds left after every chunk
-            (``build.progress.Observer``; the command line's progress bar is one).
+            (``builder.progress.Observer``; the command line's progress bar is one).
         values_only: store values but no strategies (for builds too large to keep
             them); a strategy is then one small LP over the stored successor values.
         max_memory: refuse (``WontFit``, before anything is enumerated) a build whose
-            estimated peak memory exceeds this many bytes (``build.estimate``).
+            estimated peak memory exceeds this many bytes (``builder.estimate``).
             With ``cluster``, only the processes on this machine count.
         strategies_from: store strategies only in layers >= this one (the others as in
             a values-only file). None: every layer, except for games with their own
             index (``Game.indexed_face``) of more than 10 layers: from layer 11.
         cluster: run the chunks on a Dask cluster instead of ``workers`` processes
-            (``build.cluster.parse_address``: ``tcp://host:port`` or ``local:N``); it
+            (``builder.cluster.parse_address``: ``tcp://host:port`` or ``local:N``); it
             is reached before the file is opened, and this process still writes it.
         pages_below: store the layers below this one as compressed pages of values
             (``gamedb.store.pages``: no strategies, no ``states`` rows) instead of
             rows. None: a resumed file's own choice; for a new file, the layers
             without strategies of a game of more than 10 layers whose keys allow it
-            (``build.plan.page_split``), none in smaller games.
+            (``builder.plan.page_split``), none in smaller games.
         page_size: values per page of a page layer, at most (a page holds whole
             blocks of the game's index; a resumed layer keeps its own); positions per
             page of a keyed page layer, about.

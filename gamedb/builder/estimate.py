@@ -29,7 +29,7 @@ from gamedb.games import GameError, format_spec, load_game
 from gamedb.games.base import BuildCosts, Game, param_values
 from gamedb.types import Keys
 from gamedb.store.pages import PAGE_MIN
-from gamedb.build.plan import first_rich_layer, page_split, strategy_split
+from gamedb.builder.plan import first_rich_layer, page_split, strategy_split
 from gamedb.games.source import LayerSource
 from gamedb.solver.backward import distinct_successors, enumerate_layers
 

@@ -1,7 +1,7 @@
 """What a build stores where: the strategy split and the page layers.
 
 Pure decisions from the game's layer source and the build's options, shared by the
-builder (``gamedb.build``) and the estimate (``gamedb.build.estimate``):
+builder (``gamedb.builder``) and the estimate (``gamedb.builder.estimate``):
 
 - ``strategy_split``: the first layer whose positions keep their strategies (13-card
   Goofspiel: from layer 11; all of layer 10 would add ~17 GB of strategies);
