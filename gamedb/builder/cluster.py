@@ -171,7 +171,8 @@ class Dask:
     def start(cls, count: int) -> Dask:
         """Start a ``LocalCluster`` of ``count`` single-threaded worker processes."""
         distributed = _distributed()
-        with _sigint_ignored():  # the worker processes inherit SIG_IGN: no tracebacks
+        # the worker processes inherit SIG_IGN (no tracebacks) and glibc's own malloc
+        with _sigint_ignored(), _dask_config(_glibc_malloc()):
             cluster = distributed.LocalCluster(n_workers=count, threads_per_worker=1,
                                                processes=True, dashboard_address=":0",
                                                silence_logs=logging.CRITICAL)
@@ -329,6 +330,26 @@ def _sigint_ignored() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+#: What Dask's nanny sets in a worker's environment that slows the solver down:
+#: ``MALLOC_TRIM_THRESHOLD_`` turns off glibc's dynamic mmap threshold, so every large
+#: array (a chunk's stage games, megabytes) is mapped and faulted in anew: a task took
+#: 30% more CPU in a ``local:N`` worker than in a forked one (docs/cluster.md).
+SLOW_ENVIRONMENT = ("MALLOC_TRIM_THRESHOLD_",)
+
+
+def _glibc_malloc() -> dict[str, Any]:
+    """Dask settings that leave ``SLOW_ENVIRONMENT`` out of the workers' environment
+    (the nanny skips a ``pre-spawn-environ`` variable set to None)."""
+    return {f"distributed.nanny.pre-spawn-environ.{name}": None for name in SLOW_ENVIRONMENT}
+
+
+def _dask_config(settings: dict[str, Any]) -> Any:
+    """``dask.config.set(settings)``: a context manager."""
+    import dask
+
+    return dask.config.set(settings)
 
 
 def _distributed() -> Any:
