@@ -114,4 +114,4 @@ def test_upgrade_says_when_a_file_is_current(tmp_path: Path) -> None:
     db = tmp_path / "j3.sqlite"
     run("build", "jujitsu(num_cards=3)", "--db", str(db), "--quiet")
     code, out, _ = run("upgrade", str(db))
-    assert code == 0 and "already at schema 0006" in out
+    assert code == 0 and "already at schema 0007" in out

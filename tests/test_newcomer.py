@@ -303,4 +303,4 @@ def test_ctrl_c_while_upgrade_copies_the_backup_leaves_no_backup_to_block_the_ne
     assert digest(path) == before
     monkeypatch.undo()
     code, out, _ = run("upgrade", str(path))
-    assert code == 0 and "schema 0001 -> 0006" in out
+    assert code == 0 and "schema 0001 -> 0007" in out

@@ -65,7 +65,7 @@ def test_the_installed_wheel_builds_and_upgrades_files_with_its_own_migrations(t
                  "print(gamedb.__file__); print(m.migrations_dir())", cwd=tmp_path).split()
     venv_lib = tmp_path / "venv" / "lib"
     assert all(Path(p).is_relative_to(venv_lib) for p in where), where
-    assert (Path(where[1]) / "versions" / "0006_pages.py").is_file()
+    assert (Path(where[1]) / "versions" / "0007_keyed_pages.py").is_file()
     page = ("import importlib.resources as r; print(all(r.files('gamedb.web').joinpath("
             "'static', n).is_file() for n in ('index.html', 'explorer.js', 'board.js', 'explorer.css')))")
     assert _run(python, "-c", page, cwd=tmp_path).strip() == "True"  # gamedb serve's page
@@ -76,5 +76,5 @@ def test_the_installed_wheel_builds_and_upgrades_files_with_its_own_migrations(t
     assert '"n": 32' in out
     shutil.copy(OLD_FILE, tmp_path / "old.sqlite")
     out = _run(gamedb, "upgrade", "old.sqlite", cwd=tmp_path)
-    assert "schema 0001 -> 0006" in out and (tmp_path / "old.sqlite.bak-0001").is_file()
+    assert "schema 0001 -> 0007" in out and (tmp_path / "old.sqlite.bak-0001").is_file()
     assert "0.000000" in _run(gamedb, "show", "old.sqlite", "start", cwd=tmp_path)

@@ -67,7 +67,7 @@ def test_an_old_file_is_refused_then_upgraded_with_a_backup(tmp_path: Path) -> N
         open_db(path)
     result = CliRunner().invoke(cli, ["upgrade", str(path)])
     assert result.exit_code == 0, result.output
-    assert "schema 0001 -> 0006" in result.output and "old.sqlite.bak-0001" in result.output
+    assert "schema 0001 -> 0007" in result.output and "old.sqlite.bak-0001" in result.output
     backup = tmp_path / "old.sqlite.bak-0001"
     with sqlite3.connect(backup) as conn:
         assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == ("0001",)
@@ -133,8 +133,8 @@ def _schema(path: Path) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.parametrize("revision, message", [
-    ("0099", "was written by a newer gamedb (revision 0099); this gamedb knows up to 0006"),
-    ("ab12cd", "has an unknown schema revision 'ab12cd'; this gamedb knows up to 0006"),
+    ("0099", "was written by a newer gamedb (revision 0099); this gamedb knows up to 0007"),
+    ("ab12cd", "has an unknown schema revision 'ab12cd'; this gamedb knows up to 0007"),
 ])
 def test_upgrade_of_a_newer_or_unknown_revision_is_one_line_and_leaves_no_trace(
         tmp_path: Path, built, revision: str, message: str) -> None:
@@ -161,7 +161,7 @@ def test_upgrade_without_a_backup_gives_the_same_file_and_writes_no_copy(tmp_pat
     upgrade_file(with_copy)
     result = CliRunner().invoke(cli, ["upgrade", str(without), "--no-backup"])
     assert result.exit_code == 0, result.output
-    assert "schema 0001 -> 0006 (no backup)" in result.output
+    assert "schema 0001 -> 0007 (no backup)" in result.output
     assert [p.name for p in without.parent.iterdir()] == ["old.sqlite"]
     assert _schema(without) == _schema(with_copy) and _rows(without) == _rows(with_copy)
 
