@@ -20,8 +20,9 @@ chance node (hand class h', prizes P, none revealed) of layer k - 1: the mean ov
 p' in P of V_{k-1}(h', P - p', p'), summed in increasing p' like the generic builder
 (``accumulate`` adds the draws in that order), so the games are the same doubles and
 the values agree bit for bit. The chance values are the layer's *summary*
-(``games.source``): C_k has H_k * C(n, k) entries; the summary of layer n is the root
-value.
+(``games.source``): C_k has C(n, k) * H_k entries, P-major (C_k[P, h] at
+colex(P) * H_k + h: a block (p, Q) of layer k + 1 reads the one run C_k[Q, .], in the
+cache); the summary of layer n is the root value.
 """
 
 from __future__ import annotations
@@ -150,7 +151,8 @@ class GoofspielIndex(Chained):
         prize, hidden, _ = self._sorted_blocks(layer, start, stop)
         tables = self.layer(layer)
         payoffs = np.empty((stop - start, layer, layer))
-        _sorted_games(prize, hidden, layer, len(tables.hidden), self.colex, tables.succ,
+        below_classes = len(self._codes[layer - 1]) if layer > 1 else 1
+        _sorted_games(prize, hidden, layer, below_classes, self.colex, tables.succ,
                       tables.sign, chance, payoffs)
         return square_games(payoffs)
 
@@ -162,7 +164,7 @@ class GoofspielIndex(Chained):
         added in increasing p (the generic builder's order, so the same doubles)."""
         prize, hidden, codes = self._sorted_blocks(layer, start, stop)
         _accumulate(np.ascontiguousarray(values, np.float64), prize, hidden, len(codes),
-                    layer, comb(self.n, layer), self.colex, summary)
+                    layer, self.colex, summary)
 
     def _sorted_blocks(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints, Ints]:
         """Return the blocks (prize p, hidden Q) of a range of whole blocks, and the codes."""
@@ -202,38 +204,39 @@ def block_table(n: int, k: int) -> tuple[Ints, Ints]:
 
 
 @njit(cache=True)
-def _sorted_games(prize: Ints, hidden: Ints, k: int, nq: int, colex: Ints, succ: Ints,
+def _sorted_games(prize: Ints, hidden: Ints, k: int, classes: int, colex: Ints, succ: Ints,
                   sign: Signs, chance: Floats, out: Floats) -> None:
     """Fill out[i] with the games of the blocks (prize, hidden), hand classes in order:
-    ``p * sign + W`` with W read from the chance values of layer k - 1."""
+    ``p * sign + W`` with W read from the chance values of layer k - 1 (``classes`` hand
+    classes: a block reads one run of them, C_{k-1}[Q, .])."""
     i = 0
     for j in range(len(prize)):
-        p, cq = prize[j], colex[hidden[j]]
+        p, row = prize[j], colex[hidden[j]] * classes
         for h in range(succ.shape[0]):
             for a in range(k):
                 for b in range(k):
-                    w = _chance_value(chance, succ[h, a, b], nq, cq) if k > 1 else 0.0
+                    w = _chance_value(chance, succ[h, a, b], row) if k > 1 else 0.0
                     out[i, a, b] = p * sign[h, a, b] + w
             i += 1
 
 
 @njit(cache=True, inline="always")
-def _chance_value(chance: Floats, s: Int, nq: int, cq: Int) -> float:
-    """C_{k-1}[s, Q] for a successor class s (``Layer.succ``: -1 - class when stored
-    player-swapped, so the value is negated), Q of colex rank cq among nq sets."""
-    value: float = -chance[(-1 - s) * nq + cq] if s < 0 else chance[s * nq + cq]
+def _chance_value(chance: Floats, s: Int, row: Int) -> float:
+    """C_{k-1}[Q, s] for a successor class s (``Layer.succ``: -1 - class when stored
+    player-swapped, so the value is negated), ``row`` the start of Q's run."""
+    value: float = -chance[row - 1 - s] if s < 0 else chance[row + s]
     return value
 
 
 @njit(cache=True)
 def _accumulate(values: Floats, prize: Ints, hidden: Ints, classes: int, k: int,
-                sets: int, colex: Ints, out: Floats) -> None:
-    """out[h * C(n, k) + colex(P)] += V(h, P - p, p) / k over the blocks, in order."""
+                colex: Ints, out: Floats) -> None:
+    """out[colex(P) * classes + h] += V(h, P - p, p) / k over the blocks, in order."""
     inv, i = 1.0 / k, 0
     for j in range(len(prize)):
-        cp = colex[hidden[j] | (1 << (prize[j] - 1))]
+        row = colex[hidden[j] | (1 << (prize[j] - 1))] * classes
         for h in range(classes):
-            out[h * sets + cp] += inv * values[i]
+            out[row + h] += inv * values[i]
             i += 1
 
 
