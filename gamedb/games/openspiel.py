@@ -28,7 +28,7 @@ gamedb.games.base.GameError: OpenSpiel's goofspiel with imp_info=true hides the 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from gamedb.bits import cards, full, mask_of, popcount
@@ -39,7 +39,7 @@ from gamedb.games.oshi_zumo import OshiZumo, OshiZumoState
 Step = tuple[int, ...]
 """One OpenSpiel move: ``(outcome,)`` at a chance node, ``(action0, action1)`` a joint one."""
 
-#: How many positions a search for a history may visit before it gives up.
+#: How many moves (or positions) a search for a history may try before it gives up.
 SEARCH_LIMIT = 200_000
 
 
@@ -150,8 +150,8 @@ class GoofspielTranslation(Translation):
                             "card in each hand never appears in its game")
         done = full(n) & ~state.prizes & ~(1 << state.prize >> 1)
         order = sorted(cards(done), reverse=game.points_order == "descending")
-        rounds = _goofspiel_rounds(order, game.points_order == "random",
-                                   full(n) & ~state.hand1, full(n) & ~state.hand2, state.diff)
+        rounds = _goofspiel_rounds(order, full(n) & ~state.hand1, full(n) & ~state.hand2,
+                                   state.diff)
         if rounds is None:
             raise GameError(f"no play of OpenSpiel's game reaches {game.format_position(state)}")
         if not state.hand1 and n > 1:
@@ -173,38 +173,79 @@ class GoofspielTranslation(Translation):
         return action + 1
 
 
-def _goofspiel_rounds(order: list[int], free: bool, played1: int, played2: int,
+def _goofspiel_rounds(order: list[int], played1: int, played2: int,
                       diff: int) -> list[tuple[int, int, int]] | None:
-    """Return rounds (prize, bid 1, bid 2) that use the played cards and prizes and score
-    ``diff``: prizes in ``order``, or any order when ``free``; None if none does."""
+    """Return rounds (prize, bid 1, bid 2), prizes in ``order``, that use the played
+    cards and score ``diff``; None if no play does.
+
+    Any bid can go with any prize (a card in hand can be bid in any round), so this
+    pairs the bids first (how many rounds player 1 wins and loses: ``_outcomes``), then
+    splits the prizes into won, lost and tied ones summing to ``diff`` (``_split``).
+    """
+    outcomes = _Outcomes(sorted(cards(played1)), played2)
+    for wins, losses in sorted(outcomes.counts(0, played2)):
+        split = _split(tuple(order), wins, losses, diff)
+        if split is not None:
+            pairs = outcomes.pairs(wins, losses)
+            by_sign = {s: [pair for pair in pairs if _sign(*pair) == s] for s in (1, -1, 0)}
+            return [(prize, *by_sign[sign].pop()) for prize, sign in zip(order, split)]
+    return None
+
+
+def _sign(x: int, y: int) -> int:
+    return (x > y) - (x < y)
+
+
+class _Outcomes:
+    """The pairings of player 1's played cards with player 2's, by the rounds they win
+    and lose: player 1's cards in increasing order, each with a card of player 2 still
+    unpaired (a memo over player 2's unpaired cards)."""
+
+    def __init__(self, mine: list[int], theirs: int):
+        self.mine, self.theirs = mine, theirs
+        self._memo: dict[int, frozenset[tuple[int, int]]] = {}
+
+    def counts(self, i: int, left: int) -> frozenset[tuple[int, int]]:
+        """The (wins, losses) of pairing ``mine[i:]`` with the cards of ``left``."""
+        if i == len(self.mine):
+            return frozenset({(0, 0)})
+        if left not in self._memo:
+            self._memo[left] = frozenset(
+                (w + (sign > 0), l + (sign < 0)) for y in cards(left)
+                for sign in (_sign(self.mine[i], y),)
+                for w, l in self.counts(i + 1, left & ~(1 << y >> 1)))
+        return self._memo[left]
+
+    def pairs(self, wins: int, losses: int) -> list[tuple[int, int]]:
+        """A pairing with ``wins`` and ``losses`` (one of ``counts(0, theirs)``)."""
+        pairs, left = [], self.theirs
+        for i, x in enumerate(self.mine):
+            y = next(y for y in cards(left) if (wins - (_sign(x, y) > 0), losses - (
+                _sign(x, y) < 0)) in self.counts(i + 1, left & ~(1 << y >> 1)))
+            pairs.append((x, y))
+            wins, losses, left = wins - (x > y), losses - (x < y), left & ~(1 << y >> 1)
+        return pairs
+
+
+def _split(prizes: tuple[int, ...], wins: int, losses: int, diff: int) -> list[int] | None:
+    """Return a sign per prize (1 won, -1 lost, 0 tied), ``wins`` of 1 and ``losses`` of
+    -1, with sum(sign * prize) == ``diff``; None if there is none."""
     failed: set[tuple[int, int, int, int]] = set()
 
-    def search(prizes: tuple[int, ...], one: int, two: int, need: int
-               ) -> list[tuple[int, int, int]] | None:
-        if not prizes:
-            return [] if need == 0 else None
-        if abs(need) > sum(prizes) or (mask_of(prizes), one, two, need) in failed:
+    def search(i: int, w: int, l: int, need: int) -> list[int] | None:
+        if i == len(prizes):
+            return [] if (w, l, need) == (0, 0, 0) else None
+        if (i, w, l, need) in failed or w + l > len(prizes) - i:
             return None
-        if len(failed) > SEARCH_LIMIT:
-            raise GameError("gave up searching for a play that reaches this position")
-        for i in range(len(prizes) if free else 1):
-            prize, rest = prizes[i], prizes[:i] + prizes[i + 1:]
-            for x, y in _bid_pairs(one, two, need):
-                won = prize if x > y else -prize if x < y else 0
-                found = search(rest, one & ~(1 << x >> 1), two & ~(1 << y >> 1), need - won)
-                if found is not None:
-                    return [(prize, x, y), *found]
-        failed.add((mask_of(prizes), one, two, need))
+        for sign, w2, l2 in ((1, w - 1, l), (-1, w, l - 1), (0, w, l)):
+            if min(w2, l2) >= 0:
+                rest = search(i + 1, w2, l2, need - sign * prizes[i])
+                if rest is not None:
+                    return [sign, *rest]
+        failed.add((i, w, l, need))
         return None
 
-    return search(tuple(order), played1, played2, diff)
-
-
-def _bid_pairs(one: int, two: int, need: int) -> Iterator[tuple[int, int]]:
-    """The pairs of bids, those that win the sign ``need`` asks for first."""
-    pairs = [(x, y) for x in cards(one) for y in cards(two)]
-    want = (need > 0) - (need < 0)
-    yield from sorted(pairs, key=lambda p: ((p[0] > p[1]) - (p[0] < p[1])) != want)
+    return search(0, wins, losses, diff)
 
 
 class OshiZumoTranslation(Translation):
@@ -245,34 +286,72 @@ class OshiZumoTranslation(Translation):
 
     def history(self, game: Game[Any], state: Any) -> list[Step]:
         assert isinstance(game, OshiZumo) and isinstance(state, OshiZumoState)
-        steps = _oshi_zumo_moves(game, OshiZumoState(game.coins, game.coins, 0),
-                                 state, set())
+        steps = _oshi_zumo_moves(game, state)
         if steps is None:
             raise GameError(f"no play of OpenSpiel's game reaches {game.format_position(state)}")
         return steps
 
 
-def _oshi_zumo_moves(game: OshiZumo, at: OshiZumoState, goal: OshiZumoState,
-                     failed: set[OshiZumoState]) -> list[Step] | None:
-    """Return bids from ``at`` to ``goal`` through positions that are not over, or None."""
-    if at == goal:
-        return []
-    if at in failed or game.value(at) is not None:
+def _oshi_zumo_moves(game: OshiZumo, goal: OshiZumoState) -> list[Step] | None:
+    """Return bids from the start to ``goal`` through positions that are not over, or
+    None. A first search tries a few bids a move (the smallest and largest affordable
+    and the middle one: short plays), a second every bid, each within ``SEARCH_LIMIT``
+    moves tried."""
+    start = OshiZumoState(game.coins, game.coins, 0)
+    for narrow in (True, False):
+        search = _BidSearch(game, goal, narrow)
+        try:
+            found = search.moves(start)
+        except RecursionError:
+            found = None
+        if found is not None or not search.cut:
+            return found
+    raise GameError(f"gave up searching for a play of OpenSpiel's game that reaches "
+                    f"{game.format_position(goal)} after {SEARCH_LIMIT:,} moves tried")
+
+
+class _BidSearch:
+    """A depth-first search for bids that reach ``goal``, failures remembered."""
+
+    def __init__(self, game: OshiZumo, goal: OshiZumoState, narrow: bool):
+        self.game, self.goal, self.narrow = game, goal, narrow
+        self.failed: set[OshiZumoState] = set()
+        self.tried = 0
+        self.cut = False
+        """True once the search stopped at ``SEARCH_LIMIT`` (its None proves nothing)."""
+
+    def moves(self, at: OshiZumoState) -> list[Step] | None:
+        if at == self.goal:
+            return []
+        if at in self.failed or self.game.value(at) is not None or self.cut:
+            return None
+        for a, b in self._pairs(at):
+            self.tried += 1
+            self.cut = self.cut or self.tried > SEARCH_LIMIT
+            (_, child), = self.game.next(at, a, b)
+            found = self.moves(child)
+            if found is not None:
+                return [(a, b), *found]
+        self.failed.add(at)
         return None
-    if len(failed) > SEARCH_LIMIT:
-        raise GameError("gave up searching for a play that reaches this position")
-    bids1, bids2 = game.actions(at)
-    pairs = [(a, b) for a in bids1 if a <= at.coins1 - goal.coins1
-             for b in bids2 if b <= at.coins2 - goal.coins2]
-    push = (goal.pos > at.pos) - (goal.pos < at.pos)
-    pairs.sort(key=lambda p: (((p[0] > p[1]) - (p[0] < p[1])) != push, p[0] + p[1]))
-    for a, b in pairs:
-        (_, child), = game.next(at, a, b)
-        found = _oshi_zumo_moves(game, child, goal, failed)
-        if found is not None:
-            return [(a, b), *found]
-    failed.add(at)
-    return None
+
+    def _pairs(self, at: OshiZumoState) -> list[tuple[int, int]]:
+        """The bid pairs that leave the goal's coins affordable, those pushing toward
+        the goal's position first, then the largest (the fewest moves)."""
+        bids1, bids2 = self.game.actions(at)
+        mine = [a for a in bids1 if a <= at.coins1 - self.goal.coins1]
+        theirs = [b for b in bids2 if b <= at.coins2 - self.goal.coins2]
+        if self.narrow:
+            mine, theirs = _few(mine), _few(theirs)
+        push = (self.goal.pos > at.pos) - (self.goal.pos < at.pos)
+        pairs = [(a, b) for a in mine for b in theirs]
+        return sorted(pairs, key=lambda p: (((p[0] > p[1]) - (p[0] < p[1])) != push,
+                                            -p[0] - p[1]))
+
+
+def _few(bids: list[int]) -> list[int]:
+    """The two smallest, the two largest and the middle of sorted ``bids``."""
+    return sorted({bids[i] for i in (0, 1, len(bids) // 2, -2, -1) if -len(bids) <= i < len(bids)})
 
 
 _TRANSLATIONS: dict[str, Translation] = {t.name: t for t in (GoofspielTranslation(),

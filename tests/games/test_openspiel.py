@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from gamedb.bits import cards
 from gamedb.games import load_game
 from gamedb.games.base import GameError
 from gamedb.games.goofspiel import GoofspielState
@@ -108,3 +109,28 @@ def test_an_oshi_zumo_history_is_legal_bids_reaching_the_position() -> None:
 def test_an_unreachable_oshi_zumo_position_is_refused() -> None:
     with pytest.raises(GameError, match="no play of OpenSpiel's game reaches coins1=9 coins2=10 pos=0"):
         translation("oshi_zumo").history(OZ, OshiZumoState(9, 10, 0))  # player 2 must bid too
+
+
+@pytest.mark.parametrize("position, reachable", [
+    ("hand1=- hand2=- prizes=- diff=89", True),   # 1 against 13 for prize 1, every other won
+    ("hand1=- hand2=- prizes=- diff=91", False),  # player 1's 1 never wins
+    ("hand1=1,2 hand2=12,13 prizes=1 prize=2 diff=0", True),
+])
+def test_thirteen_card_histories_are_found_or_refused_at_once(position: str, reachable: bool) -> None:
+    game = load_game("goofspiel(num_cards=13)")
+    target = game.parse_position(position)
+    if reachable:
+        steps = translation("goofspiel").history(game, target)
+        assert len(steps) == 2 * (13 - len(list(cards(target.hand1))) - (not target.hand1)) + bool(target.prize)
+    else:
+        with pytest.raises(GameError, match="no play of OpenSpiel's game reaches"):
+            translation("goofspiel").history(game, target)
+
+
+def test_a_long_oshi_zumo_history_is_found_at_once() -> None:
+    game = load_game("oshi_zumo(coins=1000,size=3,min_bid=1)")
+    steps = translation("oshi_zumo").history(game, OshiZumoState(0, 1, 0))  # 501 moves
+    state = OshiZumoState(1000, 1000, 0)
+    for a, b in steps:
+        (_, state), = game.next(state, a, b)
+    assert state == OshiZumoState(0, 1, 0)
