@@ -35,17 +35,16 @@ def evaluate(db_path: Path, agent: str, exact: bool, as_json: bool, quiet: bool)
         gamedb evaluate g5.sqlite level-2 --json
         gamedb evaluate g4.sqlite openspiel:my_agents:policy
     """
-    from gamedb.play.evaluate import check_exact
     from gamedb.play.names import make_agent
-    from gamedb.play.score import score_agent
+    from gamedb.play.score import check_scorable, score_agent
     from gamedb.store import open_db
 
     with open_db(db_path) as db:
         player = make_agent(agent, db.game, db)
         positions = db.meta.get("states")
         if not exact and isinstance(positions, int):
-            check_exact(db.game, player, player, positions,
-                        instead="insist with --exact, or simulate with gamedb match --games")
+            check_scorable(db.game, player, positions,
+                           instead="insist with --exact, or simulate with gamedb match --games")
         with progress_bar(quiet, "positions") as on_progress:
             score = score_agent(db.game, db, player, on_progress=on_progress)
     fields = vars_of(score)

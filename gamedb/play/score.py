@@ -26,7 +26,7 @@ from typing import Any
 from gamedb.games.base import Game
 from gamedb.play.agents import Agent
 from gamedb.play.equilibrium import Equilibrium
-from gamedb.play.evaluate import Progress, best_response_value, evaluate
+from gamedb.play.evaluate import Progress, best_response_value, check_exact, evaluate
 from gamedb.store import GameDB
 
 
@@ -51,6 +51,13 @@ class AgentScore:
     """Time taken."""
 
 
+def check_scorable(game: Game[Any], agent: Agent, positions: int, *, instead: str) -> None:
+    """Refuse (``TooBigToEvaluate``) to score an agent in a game of more than
+    ``EXACT_LIMIT`` positions, up front. The opponents are the equilibrium and a best
+    response, so no closed form between prize-bidding agents applies."""
+    check_exact(game, agent, Equilibrium(game), positions, instead=instead)
+
+
 def score_agent(game: Game[Any], db: GameDB | None, agent: Agent, *,
                 on_progress: Progress | None = None) -> AgentScore:
     """Return ``agent``'s exact payoff against the equilibrium of ``db`` (solved on the
@@ -69,4 +76,4 @@ def score_agent(game: Game[Any], db: GameDB | None, agent: Agent, *,
                       (against[0], against[1]), gain, time.perf_counter() - start)
 
 
-__all__ = ["AgentScore", "score_agent"]
+__all__ = ["AgentScore", "check_scorable", "score_agent"]

@@ -95,3 +95,16 @@ def test_an_answer_that_is_no_distribution_over_legal_actions_is_named(built, an
         agent = CallableAgent("mine", lambda game, state, player: answer)
         with pytest.raises(GameError, match=message):
             score_agent(db.game, db, agent)
+
+
+@pytest.mark.parametrize("agent", ["random", "matching", "highest"])
+def test_scoring_a_game_past_the_exact_limit_is_refused_up_front_even_for_prize_agents(agent: str) -> None:
+    # the closed forms of prize-bidding agents (random, level-K) apply to matches between
+    # them, not to a match against the equilibrium: 7-card random once ran for minutes
+    from gamedb.games import load_game
+    from gamedb.play.evaluate import TooBigToEvaluate
+    from gamedb.play.score import check_scorable
+
+    game = load_game("goofspiel(num_cards=7)")
+    with pytest.raises(TooBigToEvaluate, match="218,584 positions"):
+        check_scorable(game, make_agent(agent, game), 218_584, instead="simulate")
