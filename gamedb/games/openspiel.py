@@ -259,7 +259,7 @@ class OshiZumoTranslation(Translation):
         horizon = int(params.get("horizon", 1000))
         if min_bid < 1:
             raise _refuse(self.name, "min_bid=0 repeats the position after a 0-0 bid until "
-                          "the horizon, where gamedb's game ends there; use min_bid>=1")
+                          "the horizon (gamedb's game ends at a 0-0 bid); use min_bid>=1")
         if horizon < 2 * coins:
             raise _refuse(self.name, f"horizon={horizon} can end the game before the coins "
                           f"run out, and gamedb's game has no horizon; use horizon>={2 * coins}")
