@@ -5,7 +5,8 @@ tree: ``reference.solve`` (backward induction, SciPy's HiGHS per stage game) for
 state, chance nodes and terminals included, and OpenSpiel's ``value_iteration`` itself
 (its LP handed to HiGHS, bench/openspiel_peer.py) on every state it enumerates: at once
 for the fixed prize orders, behind ``slow`` for random prizes and Oshi-Zumo (15-20 s
-each, about 1 s for the fixed order).
+each, about 1 s for the fixed order; the backward induction over random prizes, 4-7 s
+each, is ``slow`` too: CI runs both).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def every_state(game):  # type: ignore[no-untyped-def]
                                          include_chance_states=True, to_string=str)
 
 
-@pytest.mark.parametrize("spec", CASES)
+@pytest.mark.parametrize("spec", [  # random prizes: 5,469 states, 4-7 s each
+    pytest.param(spec, marks=[pytest.mark.slow] if "random" in spec else []) for spec in CASES])
 def test_every_openspiel_state_has_the_reference_value_for_both_players(bridge_of, spec: str) -> None:  # type: ignore[no-untyped-def]
     bridge = bridge_of(spec)
     memo: dict[str, float] = {}
