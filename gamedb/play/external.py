@@ -86,8 +86,10 @@ def load_external(name: str, game: Game[Any], db: GameDB | None) -> Agent:
         if db is None:
             raise GameError(f"agent {name}: an OpenSpiel policy needs a database file "
                             "of the game (its states come from the file's spec)")
-        from gamedb.openspiel.agent import openspiel_agent  # OpenSpiel: only here
+        from gamedb.openspiel import require_openspiel  # OpenSpiel: only here
+        from gamedb.openspiel.agent import openspiel_agent
 
+        require_openspiel()  # before the policy's module: say how to install OpenSpiel
         return openspiel_agent(name, load_attribute(name.partition(":")[2]), db)
     found = load_attribute(name)
     if callable(getattr(found, "policy", None)):

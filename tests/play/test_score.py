@@ -108,3 +108,13 @@ def test_scoring_a_game_past_the_exact_limit_is_refused_up_front_even_for_prize_
     game = load_game("goofspiel(num_cards=7)")
     with pytest.raises(TooBigToEvaluate, match="218,584 positions"):
         check_scorable(game, make_agent(agent, game), 218_584, instead="simulate")
+
+
+def test_an_openspiel_agent_without_openspiel_says_how_to_install_it(
+        built, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # import pyspiel raises ImportError
+    code, _, err = run("evaluate", str(built("goofspiel(num_cards=4)")),
+                       "openspiel:open_spiel.python.policy:UniformRandomPolicy")
+    assert code == 1 and 'pip install "gamedb[openspiel]"' in err and err.count("\n") == 1
