@@ -2,7 +2,8 @@
 
 The doctest run imports every module of ``gamedb/``. ``gamedb/web/app.py`` and
 ``server.py`` need the optional ``web`` extra (Starlette, uvicorn), which command 2 does
-not install: without it they are left out here, as ``tests/web`` skips itself.
+not install: without it they are left out here, as ``tests/web`` skips itself; so is
+``gamedb/openspiel/policy.py`` without OpenSpiel (``tests/openspiel`` skips itself).
 """
 
 from __future__ import annotations
@@ -22,3 +23,5 @@ def _importable(name: str) -> bool:
 
 collect_ignore = ([] if all(_importable(name) for name in EXTRA_MODULES)
                   else ["gamedb/web/app.py", "gamedb/web/server.py"])
+# The OpenSpiel bridge's policy subclasses OpenSpiel's (the ``openspiel`` extra).
+collect_ignore += [] if _importable("pyspiel") else ["gamedb/openspiel/policy.py"]

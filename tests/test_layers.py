@@ -217,3 +217,27 @@ def test_gamedb_cluster_imports_dask_only_inside_functions() -> None:
     names = {alias.name for node in top if isinstance(node, ast.Import) for alias in node.names}
     names |= {node.module or "" for node in top if isinstance(node, ast.ImportFrom)}
     assert not {n.split(".")[0] for n in names} & {"distributed", "dask"}, names
+
+
+# -- the OpenSpiel bridge (issue 23): an optional extra that the core never imports ------
+
+OPENSPIEL_DIR = PACKAGE / "openspiel"
+#: The one module of the bridge that imports OpenSpiel when imported (its Policy subclass),
+#: after ``require_openspiel`` has said how to install it.
+OPENSPIEL_POLICY = OPENSPIEL_DIR / "policy.py"
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=str)
+def test_only_gamedb_openspiel_imports_openspiel(path: Path) -> None:
+    if OPENSPIEL_DIR not in path.parents:
+        assert not {n.split(".")[0] for n in _imports(path)} & {"pyspiel", "open_spiel"}, path
+
+
+@pytest.mark.parametrize("path", sorted(OPENSPIEL_DIR.glob("*.py")), ids=str)
+def test_the_bridge_imports_openspiel_only_inside_functions_but_for_its_policy(path: Path) -> None:
+    top = [node for node in ast.parse(path.read_text()).body
+           if isinstance(node, (ast.Import, ast.ImportFrom))]
+    names = {alias.name for node in top if isinstance(node, ast.Import) for alias in node.names}
+    names |= {node.module or "" for node in top if isinstance(node, ast.ImportFrom)}
+    found = {n.split(".")[0] for n in names} & {"pyspiel", "open_spiel"}
+    assert found == ({"open_spiel"} if path == OPENSPIEL_POLICY else set()), path

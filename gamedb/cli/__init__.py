@@ -10,7 +10,7 @@ import sys
 
 try:
     from gamedb.cli._common import cli
-    from gamedb.cli import families, inspect, play, query, serve, solve  # noqa: F401  (registers the commands)
+    from gamedb.cli import evaluate, families, inspect, play, query, serve, solve  # noqa: F401  (registers the commands)
 except KeyboardInterrupt:  # Ctrl-C while the program starts: one line, as in a command
     main = sys.modules.get("__main__")
     if os.path.basename(sys.argv[0]) != "gamedb" and getattr(

@@ -36,7 +36,9 @@ Agents:
                         highest of the equilibrium's support (Buro 2003)
   best-response:AGENT   the exact best response to AGENT (any name above)
   equilibrium-vs:AGENT  among the optimal strategies, the one that earns most
-                        against AGENT (never below the game value)"""
+                        against AGENT (never below the game value)
+  module:callable       a Python function (game, state, player) -> {action: prob}
+  openspiel:module:attr an OpenSpiel policy (needs a DB and OpenSpiel)"""
 
 
 _DB_OPTION = click.option("--db", "db_path", type=_DB,

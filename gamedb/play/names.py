@@ -53,6 +53,10 @@ def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
         if k and game.capabilities.prize_field is None:
             raise GameError(f"agent {name!r} needs a revealed prize, which {game.name} has not")
         return LevelK(k)
+    if ":" in name:  # module:callable, openspiel:module:attr
+        from gamedb.play.external import load_external
+
+        return load_external(name, game, db)
     if match := re.fullmatch(r"bid-range-(\d{1,9})-(\d{1,9})", name):
         low, high = int(match.group(1)), int(match.group(2))
         if low > high:
@@ -60,7 +64,8 @@ def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
         return BidRange(low, high)
     raise GameError(f"unknown agent {shown(name, 40)}; known: equilibrium, random, highest, lowest, "
                     "matching, level-K, bid-range-L-H, two-else-one, support-random, "
-                    "nash-range, best-response:AGENT, equilibrium-vs:AGENT")
+                    "nash-range, best-response:AGENT, equilibrium-vs:AGENT, module:callable, "
+                    "openspiel:module:attr")
 
 
 __all__ = ["make_agent"]

@@ -4,6 +4,7 @@
 * ``keys``: the ``goofspiel-v1`` key layout and its compiled helpers;
 * ``index``: the indexed face of point-difference Goofspiel (no enumeration);
 * ``winloss``: the indexed face of win/loss Goofspiel (the score in the index);
+* ``openspiel``: OpenSpiel's ``goofspiel`` in these terms (``gamedb.games.openspiel``);
 * ``variants``: which spec options load which variant, ``rounds`` (fewer rounds than
   cards), ``dummy`` (a dummy prize deck), ``committed`` (committed bids).
 
