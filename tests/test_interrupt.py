@@ -268,6 +268,7 @@ def test_ctrl_c_inside_a_compiled_call_is_an_interrupt(tmp_path: Path,
     """numba reports a Ctrl-C during a compiled call as a SystemError caused by the
     KeyboardInterrupt (seen 1 time in 3 while enumerating 8-card Goofspiel, one worker)."""
     import gamedb.builder as build_module
+    import gamedb.builder.sources as sources_module
     from click.testing import CliRunner
 
     from gamedb.cli import cli
@@ -279,7 +280,7 @@ def test_ctrl_c_inside_a_compiled_call_is_an_interrupt(tmp_path: Path,
             raise SystemError("CPUDispatcher(<function _expand>) returned a result with an "
                               "exception set") from exc
 
-    monkeypatch.setattr(build_module, "enumerate_layers", interrupted_in_numba)
+    monkeypatch.setattr(sources_module, "enumerate_layers", interrupted_in_numba)
     db = tmp_path / "j5.sqlite"
     result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=5)", "--db", str(db),
                                       "--quiet", "--workers", "1"])

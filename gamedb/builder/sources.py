@@ -11,7 +11,7 @@ the same doubles.
 >>> from gamedb.games import load_game
 >>> source = enumerated(load_game("jujitsu(num_cards=4)"))
 >>> [(layer, source.size(layer)) for layer in source.layers()]
-[(1, 4), (2, 12), (3, 12), (4, 4)]
+[(1, 9), (2, 15), (3, 7), (4, 1)]
 """
 
 from __future__ import annotations
