@@ -11,11 +11,12 @@ swapped twin is the one whose diff field is smaller; at d = 0 the smaller hand c
 Unlike point difference, not every (c, Q, p, d) can occur (after one round the hands
 tell who won it), and the generic builder stores exactly the reachable, undecided ones.
 So the face first runs a *forward pass* over the chance nodes (c, P, d) of every layer
-(P the k prizes left; one bit each, the scores of a (P, c) in one 64-bit word, so a
-bid marks all of them at once by a shift): the root is reachable, and a reachable chance node
-reaches, for each draw p in P and bids (a, b), the chance node (c', P - p, d + p *
-sign(a - b)) of layer k - 1 unless that score is decided (more than the prizes left).
-A position (c, Q, p, d) is stored iff its chance node (c, Q + p, d) is reachable.
+(P the k prizes left): the root is reachable, and a reachable chance node reaches, for
+each draw p in P and bids (a, b), the chance node (c', P - p, d + p * sign(a - b)) of
+layer k - 1 unless that score is decided (more than the prizes left). A position
+(c, Q, p, d) is stored iff its chance node (c, Q + p, d) is reachable. The scores
+d <= 0 of a (c, P) are one set of bits (``goofspiel.scores``: the swapped twin holds
+the others; one word up to 13 cards), so a bid moves all of them at once by a shift.
 
 Key order is blocks (d, p, Q) with d increasing, then p, then Q's mask, each holding the
 reachable patterns in increasing code: the face solves and writes in that order, and the
@@ -40,12 +41,16 @@ from gamedb.games.goofspiel.index import (
     _rank_labels, after_bids, block_table, canonical_codes, chance_below, colex_table, masks_of,
     square_games,
 )
+from gamedb.games.goofspiel.scores import (
+    WORD_BITS, count_stored, edges, forward, has_score, stored_by_set, words_for,
+)
 from gamedb.types import Floats, Ints
 from gamedb.jit import njit
 
-#: Largest game the face serves: 10 cards hold ~1e8 positions (tables ~0.2 GB, summaries
-#: ~0.5 GB a layer); 11 cards would be ~1.1e9 positions (--estimate), ~110 GiB of file.
-MAX_CARDS = 10
+#: Largest game the face serves: every Goofspiel (``num_cards`` <= 13). Its tables: a
+#: score set per (c, P) (8 bytes: 11 cards 91 MiB, 12 cards 481 MiB, 13 cards 2.6 GiB,
+#: every layer's kept) and the moves of each pattern (``_transitions``).
+MAX_CARDS = 13
 
 ZERO = np.zeros(0, np.int64)
 
@@ -69,23 +74,40 @@ class WinLossIndex:
     #: 76 and 89 B of JSON, rising with the cards (point difference: ~195 B).
     strategy_disk = 95
 
-    def __init__(self, n: int, lay: Ints):
-        """``lay``: the layout constants of the game's compiled helpers."""
-        self.n, self._lay = n, lay
+    def __init__(self, n: int, lay: Ints, *, word_bits: int = WORD_BITS):
+        """``lay``: the layout constants of the game's compiled helpers; ``word_bits``:
+        bits used of each word of a score set (fewer in tests: several words at small n)."""
+        self.n, self._lay, self.word_bits = n, lay, word_bits
+        self.words = {k: words_for(radius(n, k) + 1, word_bits) for k in range(1, n + 1)}
         self.colex = colex_table(n)
         self._codes = {k: canonical_codes(n, k, lay, reduce=False) for k in range(1, n + 1)}
         self._tables: dict[int, tuple[Ints, Ints, np.ndarray]] = {}
         self._reach: dict[int, Ints] | None = None
         self._blocks: dict[int, tuple[Ints, Ints, Ints, Ints]] = {}
+        self._sizes: dict[int, int] = {}
         self._last: tuple[tuple[int, int, int], tuple[Ints, Ints]] = ((0, 0, 0), (ZERO, ZERO))
+
+    def with_word_bits(self, word_bits: int) -> WinLossIndex:
+        """Return the face of the same game with score sets of ``word_bits`` bits a word
+        (the same positions; tests spread small games' sets over several words)."""
+        return WinLossIndex(self.n, self._lay, word_bits=word_bits)
 
     def layers(self) -> range:
         """Layers 1..n: layer k reads the chance values of layer k - 1."""
         return range(1, self.n + 1)
 
     def size(self, layer: int) -> int:
-        """Stored positions of ``layer`` (reachable and undecided)."""
-        return int(self.blocks(layer)[3][-1])
+        """Stored positions of ``layer`` (reachable and undecided): k per stored chance
+        node, one for each draw (counted from the score sets, without the blocks)."""
+        if layer not in self._sizes:
+            if layer in self._blocks:
+                self._sizes[layer] = int(self._blocks[layer][3][-1])
+            else:
+                n = self.n
+                self._sizes[layer] = layer * count_stored(
+                    self.reach()[layer], self.tables(layer)[0], self.words[layer],
+                    radius(n, layer), self.word_bits)
+        return self._sizes[layer]
 
     def summary_size(self, layer: int) -> int:
         """Entries of ``layer``'s summary: S_k * C(n, k) * (2 R_k + 1) chance values."""
@@ -102,14 +124,19 @@ class WinLossIndex:
     def reach(self) -> dict[int, Ints]:
         """Return the reachable chance nodes of every layer (the forward pass, once)."""
         if self._reach is None:
-            n = self.n
-            # reach[k][colex(P) * S_k + c]: bit R_k + d set if (c, P, d) is reachable
-            reach = {n: np.array([1 << radius(n, n)], np.int64)}  # the root: score 0
+            n, bits, words = self.n, self.word_bits, self.words
+            # the set of (c, P) at (colex(P) * S_k + c) * words[k]: bit R_k + d for d <= 0
+            root = np.zeros(words[n], np.int64)
+            root[radius(n, n) // bits] = 1 << (radius(n, n) % bits)  # score 0
+            reach = {n: root}
             for k in range(n, 1, -1):
-                reach[k - 1] = np.zeros(comb(n, k - 1) * len(self._codes[k - 1]), np.int64)
-                _, succ, sign = self.tables(k)
-                _forward(reach[k], reach[k - 1], masks_of(n, k), self.colex, succ, sign, k,
-                         radius(n, k), radius(n, k - 1), len(self._codes[k - 1]))
+                r, r_low = radius(n, k), radius(n, k - 1)
+                reach[k - 1] = np.zeros(comb(n, k - 1) * len(self._codes[k - 1]) * words[k - 1],
+                                        np.int64)
+                twin, succ, sign = self.tables(k)
+                forward(reach[k], reach[k - 1], masks_of(n, k), self.colex, edges(succ, sign),
+                        twin, k, (r, r_low), len(self._codes[k - 1]),
+                        (words[k], words[k - 1], words_for(r + n + 1, bits)), bits)
             self._reach = reach
         return self._reach
 
@@ -117,11 +144,11 @@ class WinLossIndex:
         """Return the blocks (d, p, Q) of ``layer`` in key order and the offsets of
         their first positions (one more entry: the layer's size)."""
         if layer not in self._blocks:
-            n = self.n
-            twin = self.tables(layer)[0]
+            n, r = self.n, radius(self.n, layer)
             score, prize, hidden = _block_table(n, layer)
-            counts = _block_counts(score, prize, hidden, self.reach()[layer], twin, self.colex,
-                                   radius(n, layer))
+            by_set = stored_by_set(self.reach()[layer], self.tables(layer)[0], self.words[layer],
+                                   r, self.word_bits, comb(n, layer))
+            counts = by_set[self.colex[hidden | (1 << (prize - 1))], score + r]
             offsets = np.zeros(len(score) + 1, np.int64)
             np.cumsum(counts, out=offsets[1:])
             self._blocks[layer] = (score, prize, hidden, offsets)
@@ -151,7 +178,8 @@ class WinLossIndex:
             score, prize, hidden, offsets = self.blocks(layer)
             self._last = ((layer, start, stop), _positions(
                 start, stop, offsets, score, prize, hidden, self.reach()[layer],
-                self.tables(layer)[0], self.colex, radius(self.n, layer)))
+                self.tables(layer)[0], self.colex, radius(self.n, layer),
+                (self.words[layer], self.word_bits)))
         return self._last[1]
 
     def sorted_keys(self, layer: int, start: int, stop: int) -> Ints:
@@ -253,30 +281,6 @@ def _transitions(codes: Ints, lower: Ints, k: int, lay: Ints) -> tuple[Ints, Int
     return twin, succ, sign
 
 
-@njit(cache=True)
-def _forward(reach: Ints, lower: Ints, sets: Ints, colex: Ints, succ: Ints, sign: np.ndarray,
-             k: int, r: int, r_low: int, patterns_low: int) -> None:
-    """Mark in ``lower`` the chance nodes of layer k - 1 that the reachable chance nodes
-    of layer k (``reach``) reach without being decided (|score| <= the prizes left)."""
-    patterns = succ.shape[0]
-    for ip in range(len(sets)):
-        for c in range(patterns):
-            scores = reach[ip * patterns + c]
-            rest = sets[ip] if scores else 0
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                q = sets[ip] ^ low
-                p, left, cq = _points(low), _points(q), colex[q]
-                lo, hi = max(r_low - left, 0), min(r_low + left, 2 * r_low)
-                window = ((1 << (hi - lo + 1)) - 1) << lo
-                for a in range(k):
-                    for b in range(k):
-                        shift = p * sign[c, a, b] + r_low - r
-                        moved = scores << shift if shift >= 0 else scores >> -shift
-                        lower[cq * patterns_low + succ[c, a, b]] |= moved & window
-
-
 def _block_table(n: int, k: int) -> tuple[Ints, Ints, Ints]:
     """Return the blocks (d, p, Q) of layer k in key order: d from -R_k to 0, then the
     point-difference face's blocks (p, Q) (``goofspiel.index.block_table``)."""
@@ -285,28 +289,19 @@ def _block_table(n: int, k: int) -> tuple[Ints, Ints, Ints]:
     return np.repeat(scores, len(prize)), np.tile(prize, len(scores)), np.tile(hidden, len(scores))
 
 
-@njit(cache=True)
-def _stored(reach: Ints, twin: Ints, c: int, d: int, cp: int, r: int) -> bool:
+@njit(cache=True, inline="always")
+def _stored(reach: Ints, twin: Ints, c: int, d: int, cp: int, r: int,
+            words: tuple[int, int]) -> bool:
     """True if pattern c with score d <= 0 and prizes cp is a stored orientation and
-    reachable."""
-    return bool((d < 0 or twin[c] >= c) and (reach[cp * len(twin) + c] >> (d + r)) & 1 == 1)
-
-
-@njit(cache=True)
-def _block_counts(score: Ints, prize: Ints, hidden: Ints, reach: Ints, twin: Ints,
-                  colex: Ints, r: int) -> Ints:
-    counts = np.zeros(len(score), np.int64)
-    for j in range(len(score)):
-        cp = colex[hidden[j] | (1 << (prize[j] - 1))]
-        for c in range(len(twin)):
-            if _stored(reach, twin, c, score[j], cp, r):
-                counts[j] += 1
-    return counts
+    reachable (``words``: of a score set, and bits a word)."""
+    return (d < 0 or twin[c] >= c) and has_score(reach, cp * len(twin) + c, words[0], d + r,
+                                                 words[1])
 
 
 @njit(cache=True)
 def _positions(start: int, stop: int, offsets: Ints, score: Ints, prize: Ints, hidden: Ints,
-               reach: Ints, twin: Ints, colex: Ints, r: int) -> tuple[Ints, Ints]:
+               reach: Ints, twin: Ints, colex: Ints, r: int,
+               words: tuple[int, int]) -> tuple[Ints, Ints]:
     """Return (block, pattern) of positions start..stop-1."""
     block, code = np.empty(stop - start, np.int64), np.empty(stop - start, np.int64)
     j = np.searchsorted(offsets, start, side="right") - 1
@@ -316,7 +311,7 @@ def _positions(start: int, stop: int, offsets: Ints, score: Ints, prize: Ints, h
         for c in range(len(twin)):
             if i >= stop:
                 break
-            if _stored(reach, twin, c, score[j], cp, r):
+            if _stored(reach, twin, c, score[j], cp, r, words):
                 if i >= start:
                     block[o], code[o] = j, c
                     o += 1
