@@ -201,8 +201,8 @@ def test_big_games_store_strategies_from_eleven_cards_in_hand() -> None:
     assert split_layer(load_game(_spec(10)), None) == 0  # every layer: today's files
     assert split_layer(load_game(_spec(11)), None) == 11
     assert split_layer(load_game(_spec(11)), 1) == 0
-    assert split_layer(load_game("goofspiel(num_cards=11)"), None) == 0  # generic builder
     assert split_layer(load_game(_win_loss(10)), None) == 0  # win/loss face: 10 layers
+    assert split_layer(load_game(_win_loss(11)), None) == 11  # and 11 (was: generic, 0)
 
 
 def test_the_generic_builder_honours_the_split_too(tmp_path: Path) -> None:

@@ -166,6 +166,32 @@ def has_score(reach: Ints, cell: int, words: int, i: int, bits: int) -> bool:
 
 
 @njit(cache=True)
+def set_offsets(reach: Ints, words: int) -> Ints:
+    """Return first[cell]: the scores held by the sets before ``cell`` (one more entry:
+    all of them), so that a layer's reachable (c, P, d <= 0) are numbered 0.. in order."""
+    cells = len(reach) // words
+    first = np.empty(cells + 1, np.int64)
+    total = 0
+    for cell in range(cells):
+        first[cell] = total
+        for j in range(words):
+            total += _popcount(reach[cell * words + j])
+    first[cells] = total
+    return first
+
+
+@njit(cache=True, inline="always")
+def score_rank(reach: Ints, first: Ints, cell: int, words: int, i: int, bits: int) -> int:
+    """Return the number (``set_offsets``) of score bit i of the set of ``cell``: the
+    bits set before it in the layer."""
+    at, q = cell * words, i // bits
+    rank: int = first[cell]
+    for j in range(q):
+        rank += _popcount(reach[at + j])
+    return rank + _popcount(reach[at + q] & _ones(i % bits))
+
+
+@njit(cache=True)
 def count_stored(reach: Ints, twin: Ints, words: int, r: int, bits: int) -> int:
     """Return the stored chance nodes (c, P, d) of a layer: reachable with d < 0, or
     d = 0 and c no greater than its twin (bits 0..R - 1, and bit R then)."""
@@ -206,4 +232,5 @@ def stored_by_set(reach: Ints, twin: Ints, words: int, r: int, bits: int, nsets:
     return counts
 
 
-__all__ = ["WORD_BITS", "count_stored", "forward", "has_score", "stored_by_set", "words_for"]
+__all__ = ["WORD_BITS", "count_stored", "edges", "forward", "has_score", "score_rank", "set_offsets",
+           "stored_by_set", "words_for"]

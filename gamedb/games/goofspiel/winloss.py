@@ -42,7 +42,8 @@ from gamedb.games.goofspiel.index import (
     square_games,
 )
 from gamedb.games.goofspiel.scores import (
-    WORD_BITS, count_stored, edges, forward, has_score, stored_by_set, words_for,
+    WORD_BITS, count_stored, edges, forward, has_score, score_rank, set_offsets, stored_by_set,
+    words_for,
 )
 from gamedb.types import Floats, Ints
 from gamedb.jit import njit
@@ -85,6 +86,7 @@ class WinLossIndex:
         self._reach: dict[int, Ints] | None = None
         self._blocks: dict[int, tuple[Ints, Ints, Ints, Ints]] = {}
         self._sizes: dict[int, int] = {}
+        self._offsets: dict[int, Ints] = {}
         self._last: tuple[tuple[int, int, int], tuple[Ints, Ints]] = ((0, 0, 0), (ZERO, ZERO))
 
     def with_word_bits(self, word_bits: int) -> WinLossIndex:
@@ -110,8 +112,18 @@ class WinLossIndex:
         return self._sizes[layer]
 
     def summary_size(self, layer: int) -> int:
-        """Entries of ``layer``'s summary: S_k * C(n, k) * (2 R_k + 1) chance values."""
-        return len(self._codes[layer]) * comb(self.n, layer) * (2 * radius(self.n, layer) + 1)
+        """Entries of ``layer``'s summary: the chance values of its reachable chance
+        nodes (c, P, d <= 0), each scores set's in turn (``scores.set_offsets``)."""
+        return int(self.offsets(layer)[-1])
+
+    def offsets(self, layer: int) -> Ints:
+        """Return where each (c, P)'s chance values start in ``layer``'s summary (kept
+        for this layer and the one below: the builder climbs)."""
+        if layer not in self._offsets:
+            for old in [k for k in self._offsets if k < layer - 1]:
+                del self._offsets[old]
+            self._offsets[layer] = set_offsets(self.reach()[layer], self.words[layer])
+        return self._offsets[layer]
 
     def tables(self, k: int) -> tuple[Ints, Ints, np.ndarray]:
         """Return (twin, succ, sign) of layer k: the index of each pattern's swapped
@@ -211,20 +223,23 @@ class WinLossIndex:
         score, prize, hidden, _ = self.blocks(layer)
         _, succ, sign = self.tables(layer)
         payoffs = np.empty((stop - start, layer, layer))
-        n = self.n
-        _games(block, code, score, prize, hidden, layer, self.colex, succ, sign, chance,
-               comb(n, layer - 1), radius(n, layer - 1) if layer > 1 else 0, payoffs)
+        low = max(layer - 1, 1)  # layer 1's games read nothing below
+        _games(block, code, (score, prize, hidden), layer, self.colex, succ, sign, chance,
+               (self.reach()[low], self.offsets(low), self.tables(low)[0]),
+               (radius(self.n, low), self.words[low], self.word_bits), payoffs)
         return square_games(payoffs)
 
     def accumulate(self, layer: int, start: int, stop: int, values: Floats,
                    summary: Floats) -> None:
         """Add the values of positions start..stop-1 (key order) to ``summary`` (zeros of
-        ``summary_size`` at first): both orientations of each chance node, in order."""
+        ``summary_size`` at first): their chance nodes', in order, and at score 0 the
+        twin's too (negated)."""
         block, code = self._positions(layer, start, stop)
         score, prize, hidden, _ = self.blocks(layer)
-        _accumulate(np.ascontiguousarray(values, np.float64), block, code, score, prize,
-                    hidden, self.tables(layer)[0], self.colex, layer, comb(self.n, layer),
-                    radius(self.n, layer), summary)
+        _accumulate(np.ascontiguousarray(values, np.float64), block, code, (score, prize, hidden),
+                    self.tables(layer)[0], self.colex, layer,
+                    (self.reach()[layer], self.offsets(layer)),
+                    (radius(self.n, layer), self.words[layer], self.word_bits), summary)
 
     # -- index order = key order (the protocol's first half: tests and comparisons) -------
 
@@ -321,12 +336,18 @@ def _positions(start: int, stop: int, offsets: Ints, score: Ints, prize: Ints, h
 
 
 @njit(cache=True)
-def _games(block: Ints, code: Ints, score: Ints, prize: Ints, hidden: Ints, k: int,
-           colex: Ints, succ: Ints, sign: np.ndarray, chance: Floats, nsets_low: int,
-           r_low: int, out: Floats) -> None:
+def _games(block: Ints, code: Ints, blocks: tuple[Ints, Ints, Ints], k: int, colex: Ints,
+           succ: Ints, sign: np.ndarray, chance: Floats, low: tuple[Ints, Ints, Ints],
+           shape: tuple[int, int, int], out: Floats) -> None:
     """Fill out[i] with the stage game of position i: the chance value of each bid's
-    successor, or the payoff of a decided one summed over the draws as ``_expand``."""
-    width = 2 * r_low + 1
+    successor (c', Q, d'), 0 - C[twin c', Q, -d'] for d' > 0, or the payoff of a decided
+    one summed over the draws as ``_expand``. ``low``: the score sets, their offsets
+    (``scores.set_offsets``) and the twins of layer k - 1; ``shape``: its R, words a
+    set, bits a word."""
+    score, prize, hidden = blocks
+    reach, first, twin = low
+    r_low, words, bits = shape
+    patterns = len(twin)
     for i in range(len(block)):
         j, c = block[i], code[i]
         p, q = prize[j], hidden[j]
@@ -342,23 +363,33 @@ def _games(block: Ints, code: Ints, score: Ints, prize: Ints, hidden: Ints, k: i
                     for _ in range(k - 1):
                         total += w
                     out[i, a, b] = total
+                elif d <= 0:
+                    cell = cq * patterns + succ[c, a, b]
+                    out[i, a, b] = chance[score_rank(reach, first, cell, words, d + r_low, bits)]
                 else:
-                    out[i, a, b] = chance[(succ[c, a, b] * nsets_low + cq) * width + d + r_low]
+                    cell = cq * patterns + twin[succ[c, a, b]]
+                    # 0.0 - x: +0.0 for a zero sum, as the twin's own sum of -V / k was
+                    out[i, a, b] = 0.0 - chance[score_rank(reach, first, cell, words, r_low - d,
+                                                           bits)]
 
 
 @njit(cache=True)
-def _accumulate(values: Floats, block: Ints, code: Ints, score: Ints, prize: Ints,
-                hidden: Ints, twin: Ints, colex: Ints, k: int, nsets: int, r: int,
-                out: Floats) -> None:
-    """out[c, P, d] += V / k and out[twin, P, -d] += -V / k, position by position."""
-    inv, width = 1.0 / k, 2 * r + 1
+def _accumulate(values: Floats, block: Ints, code: Ints, blocks: tuple[Ints, Ints, Ints],
+                twin: Ints, colex: Ints, k: int, sets: tuple[Ints, Ints],
+                shape: tuple[int, int, int], out: Floats) -> None:
+    """out[(c, P, d)] += V / k and, at d = 0, out[(twin, P, 0)] += -V / k, position by
+    position (the twin of d < 0 is d > 0: not kept, it is -out[(c, P, d)])."""
+    score, prize, hidden = blocks
+    reach, first = sets
+    r, words, bits = shape
+    inv, patterns = 1.0 / k, len(twin)
     for i in range(len(block)):
         j, c = block[i], code[i]
         d, cp = score[j], colex[hidden[j] | (1 << (prize[j] - 1))]
-        out[(c * nsets + cp) * width + d + r] += inv * values[i]
+        out[score_rank(reach, first, cp * patterns + c, words, d + r, bits)] += inv * values[i]
         t = twin[c]
-        if d != 0 or t != c:
-            out[(t * nsets + cp) * width - d + r] += (-1.0 / k) * values[i]
+        if d == 0 and t != c:
+            out[score_rank(reach, first, cp * patterns + t, words, r, bits)] += (-1.0 / k) * values[i]
 
 
 __all__ = ["MAX_CARDS", "WinLossIndex", "radius"]
