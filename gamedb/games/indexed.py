@@ -28,6 +28,11 @@ class IndexedFace(Protocol):
     strategy_disk: int
     """Bytes of a row's two strategy texts in a finished file (``gamedb.estimate``)."""
 
+    def table_bytes(self) -> int:
+        """Return the bytes of the face's own tables that a build holds besides two
+        layers' summaries (``gamedb.estimate``; forked workers share them)."""
+        ...
+
     def layers(self) -> Sequence[int]:
         """Return the layers in solving order; each reads only the summary of the
         layer before it in this order (the first reads none)."""

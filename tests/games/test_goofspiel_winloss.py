@@ -11,7 +11,7 @@ import pytest
 from gamedb.build import build
 from gamedb.games import load_game
 from gamedb.games.goofspiel.scores import WORD_BITS
-from gamedb.games.goofspiel.winloss import MAX_CARDS, WinLossIndex, radius
+from gamedb.games.goofspiel.winloss import COUNTED, MAX_CARDS, WinLossIndex, radius
 from gamedb.solver.backward import enumerate_layers
 from gamedb.solver.indexed import indexed_values
 from gamedb.verify import verify
@@ -59,6 +59,27 @@ def test_nine_card_counts_per_layer() -> None:
 def test_ten_card_counts_per_layer_are_the_built_files() -> None:
     face = _face(10)
     assert {k: face.size(k) for k in face.layers()} == TEN
+
+
+@pytest.mark.slow
+def test_the_recorded_eleven_card_counts_are_the_forward_passs() -> None:
+    face = _face(11)
+    assert face.size(6) == 337_437_822  # recorded: no forward pass yet
+    face.reach()  # counts again and checks the record (RuntimeError if it differs)
+    assert tuple(face.size(k) for k in face.layers()) == COUNTED[11][0]
+    assert tuple(face.summary_size(k) for k in face.layers()) == COUNTED[11][1]
+
+
+def test_a_wrong_record_is_caught_by_the_forward_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    counted = tuple(_face(5).size(k) for k in range(1, 6))
+    summaries = tuple(_face(5).summary_size(k) for k in range(1, 6))
+    monkeypatch.setitem(COUNTED, 5, (counted, summaries))
+    _face(5).reach()  # the right record passes
+    monkeypatch.setitem(COUNTED, 5, (counted[:-1] + (counted[-1] + 1,), summaries))
+    face = _face(5)
+    assert face.size(5) == counted[-1] + 1  # believed until the pass runs
+    with pytest.raises(RuntimeError, match="5-card win/loss"):
+        face.reach()
 
 
 def test_counting_and_cutting_into_blocks_agree_at_any_word_size() -> None:

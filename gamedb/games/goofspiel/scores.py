@@ -180,6 +180,15 @@ def set_offsets(reach: Ints, words: int) -> Ints:
     return first
 
 
+@njit(cache=True)
+def count_scores(reach: Ints) -> int:
+    """Return the scores held by all the sets (``set_offsets``' last entry)."""
+    total = 0
+    for word in reach:
+        total += _popcount(word)
+    return total
+
+
 @njit(cache=True, inline="always")
 def score_rank(reach: Ints, first: Ints, cell: int, words: int, i: int, bits: int) -> int:
     """Return the number (``set_offsets``) of score bit i of the set of ``cell``: the
@@ -232,5 +241,5 @@ def stored_by_set(reach: Ints, twin: Ints, words: int, r: int, bits: int, nsets:
     return counts
 
 
-__all__ = ["WORD_BITS", "count_stored", "edges", "forward", "has_score", "score_rank", "set_offsets",
+__all__ = ["WORD_BITS", "count_scores", "count_stored", "edges", "forward", "has_score", "score_rank", "set_offsets",
            "stored_by_set", "words_for"]

@@ -42,7 +42,7 @@ from gamedb.games.goofspiel.index import (
     square_games,
 )
 from gamedb.games.goofspiel.scores import (
-    WORD_BITS, count_stored, edges, forward, has_score, score_rank, set_offsets, stored_by_set,
+    WORD_BITS, count_scores, count_stored, edges, forward, has_score, score_rank, set_offsets, stored_by_set,
     words_for,
 )
 from gamedb.types import Floats, Ints
@@ -54,6 +54,21 @@ from gamedb.jit import njit
 MAX_CARDS = 13
 
 ZERO = np.zeros(0, np.int64)
+
+#: (positions, summary entries) per layer 1..n of the games whose forward pass takes
+#: a minute or more, so that ``--estimate`` answers at once; counted by that pass
+#: (``reach``: 11 cards 12 s, 12 cards 49 s, 13 cards ... of CPU), which a build runs
+#: again and checks against these (``tests/games/test_goofspiel_winloss.py``).
+COUNTED: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    11: ((220, 17_930, 577_044, 10_086_492, 94_927_815, 337_437_822, 249_263_917,
+          35_998_496, 1_090_440, 6_160, 11),
+         (231, 9_295, 197_463, 2_574_413, 19_366_461, 57_527_145, 36_539_541, 4_620_412,
+          121_160, 616, 1)),
+    12: ((258, 23_232, 831_921, 16_728_864, 200_246_395, 1_270_700_460, 2_548_801_990,
+          1_092_176_192, 101_703_078, 2_139_720, 8_844, 12),
+         (270, 12_012, 284_127, 4_261_416, 40_713_808, 215_550_621, 371_724_154,
+          139_712_062, 11_580_872, 213_972, 804, 1)),
+}
 
 
 def radius(n: int, k: int) -> int:
@@ -98,10 +113,21 @@ class WinLossIndex:
         """Layers 1..n: layer k reads the chance values of layer k - 1."""
         return range(1, self.n + 1)
 
+    def table_bytes(self) -> int:
+        """Every layer's score sets (``reach``) and moves (``tables``: 17 B a bid, kept
+        for the forward pass), and the summary offsets of two adjacent layers."""
+        cells = {k: comb(self.n, k) * len(codes) for k, codes in self._codes.items()}
+        moves = sum(len(codes) * (8 + 9 * k * k) for k, codes in self._codes.items())
+        offsets = [8 * (cells[k] + 1) for k in self.layers()]
+        return (sum(8 * cells[k] * self.words[k] for k in self.layers()) + moves
+                + max(a + b for a, b in zip(offsets, offsets[1:] + [0])))
+
     def size(self, layer: int) -> int:
         """Stored positions of ``layer`` (reachable and undecided): k per stored chance
         node, one for each draw (counted from the score sets, without the blocks)."""
         if layer not in self._sizes:
+            if self._reach is None and self.n in COUNTED:  # no forward pass: minutes
+                return COUNTED[self.n][0][layer - 1]
             if layer in self._blocks:
                 self._sizes[layer] = int(self._blocks[layer][3][-1])
             else:
@@ -114,6 +140,8 @@ class WinLossIndex:
     def summary_size(self, layer: int) -> int:
         """Entries of ``layer``'s summary: the chance values of its reachable chance
         nodes (c, P, d <= 0), each scores set's in turn (``scores.set_offsets``)."""
+        if self._reach is None and self.n in COUNTED:
+            return COUNTED[self.n][1][layer - 1]
         return int(self.offsets(layer)[-1])
 
     def offsets(self, layer: int) -> Ints:
@@ -150,7 +178,18 @@ class WinLossIndex:
                         twin, k, (r, r_low), len(self._codes[k - 1]),
                         (words[k], words[k - 1], words_for(r + n + 1, bits)), bits)
             self._reach = reach
+            if n in COUNTED:
+                self._check_counted()
         return self._reach
+
+    def _check_counted(self) -> None:
+        """Raise RuntimeError if the forward pass disagrees with ``COUNTED``."""
+        reach = self.reach()
+        counted = (tuple(self.size(k) for k in self.layers()),
+                   tuple(count_scores(reach[k]) for k in self.layers()))
+        if counted != COUNTED[self.n]:
+            raise RuntimeError(f"{self.n}-card win/loss: the forward pass counts {counted}, "
+                               f"not the recorded {COUNTED[self.n]}")
 
     def blocks(self, layer: int) -> tuple[Ints, Ints, Ints, Ints]:
         """Return the blocks (d, p, Q) of ``layer`` in key order and the offsets of
