@@ -38,12 +38,14 @@ def test_small_games_are_counted_exactly() -> None:
 
 
 def test_thirteen_card_goofspiel_is_tens_of_billions_of_positions_and_estimated_fast() -> None:
+    """Counted by the win/loss face's forward pass (recorded: 334 s of CPU); two layers'
+    summaries (7 and 8: 3.95e9 chance values) do not fit this machine."""
     import time
     start = time.perf_counter()
     guess = estimate(load_game("goofspiel(num_cards=13)"))
     assert time.perf_counter() - start < 30
-    assert not guess.exact and 1e10 <= guess.positions <= 1e11
-    assert guess.memory_bytes > 2**40 and guess.disk_bytes > 2**40
+    assert guess.exact and guess.positions == 37_216_350_858
+    assert 30 * 2**30 < guess.memory_bytes < 40 * 2**30
 
 
 def test_estimate_prints_a_table_or_json_and_builds_nothing(tmp_path: Path) -> None:

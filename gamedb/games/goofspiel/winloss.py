@@ -56,9 +56,9 @@ MAX_CARDS = 13
 ZERO = np.zeros(0, np.int64)
 
 #: (positions, summary entries) per layer 1..n of the games whose forward pass takes
-#: a minute or more, so that ``--estimate`` answers at once; counted by that pass
-#: (``reach``: 11 cards 12 s, 12 cards 49 s, 13 cards ... of CPU), which a build runs
-#: again and checks against these (``tests/games/test_goofspiel_winloss.py``).
+#: seconds to minutes, so that ``--estimate`` answers at once. Counted by that pass
+#: (``reach``; CPU: 11 cards 10 s, 12 cards 53 s, 13 cards 334 s and 4.7 GB), which a
+#: build runs again and checks against these (``tests/games/test_goofspiel_winloss.py``).
 COUNTED: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {
     11: ((220, 17_930, 577_044, 10_086_492, 94_927_815, 337_437_822, 249_263_917,
           35_998_496, 1_090_440, 6_160, 11),
@@ -68,6 +68,10 @@ COUNTED: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {
           1_092_176_192, 101_703_078, 2_139_720, 8_844, 12),
          (270, 12_012, 284_127, 4_261_416, 40_713_808, 215_550_621, 371_724_154,
           139_712_062, 11_580_872, 213_972, 804, 1)),
+    13: ((299, 29_484, 1_162_590, 26_133_208, 371_193_090, 3_226_489_308, 13_431_966_772,
+          15_731_342_488, 4_162_470_012, 261_589_950, 3_961_320, 12_324, 13),
+         (312, 15_210, 396_396, 6_647_702, 75_320_672, 545_399_313, 1_950_229_440,
+          2_003_742_328, 472_243_872, 26_770_419, 360_120, 1_027, 1)),
 }
 
 
