@@ -1,17 +1,19 @@
 """Sets of reachable scores of win/loss Goofspiel's chance nodes, several words each.
 
 The win/loss face (``goofspiel.winloss``) keeps, for each chance node (c, P) of layer k
-(c a raw hand pattern, P the k prizes left), the set of scores d in -R_k..R_k with which
-it is reachable, bit d + R_k of a *score set*. A set is ``words`` int64 words of
-``bits`` bits each (bit i in word i // bits, bit i % bits of it), so no score range is
-too wide: 13 cards need 2 R_k + 1 = 91 bits, two words of the default 63 bits (63, not
-64: words stay non-negative, so a right shift brings in zeros). Up to 10 cards one word
-holds every set (55 bits at most). Tests choose fewer bits per word to make small games
-span several words.
+(c a raw hand pattern, P the k prizes left), the set of scores d in -R_k..0 with which
+it is reachable, bit d + R_k of a *score set* (the scores d > 0 are its player-swapped
+twin's -d: the game is symmetric). A set is ``words`` int64 words of ``bits`` bits each
+(bit i in word i // bits, bit i % bits of it), so no score range is too wide: 13 cards
+need R_k + 1 = 46 bits, one word of the default 63 bits (63, not 64: words stay
+non-negative, so a right shift brings in zeros). Tests choose fewer bits per word to
+make small games span several words.
 
 The forward pass moves a whole set at once: a bid that changes the score by s moves
-every bit by s, across words (``_move``), and keeps the scores that the prizes left
-can still overturn (a window of bits); the rest are decided, so not stored.
+every bit by s, across words (``_move``), and keeps the scores d' <= 0 that the prizes
+left can still overturn (a window of bits); the rest are decided, so not stored. A
+source set is first extended by its twin's mirrored scores up to d = the highest prize
+(``_extend``), the only d > 0 that a draw can bring to d' <= 0.
 """
 
 from __future__ import annotations
