@@ -12,9 +12,11 @@ machine (see ``docs/estimate.md``).
 >>> guess = estimate(load_game("jujitsu(num_cards=8)"))
 >>> guess.positions, guess.exact
 (2686, True)
->>> big = estimate(load_game("goofspiel(num_cards=13)"))
+>>> big = estimate(load_game("goofspiel(num_cards=13,ties=carry)"))  # no index
 >>> big.exact, 10**10 < big.positions < 10**11, big.memory_bytes > 10**12
 (False, True, True)
+>>> estimate(load_game("goofspiel(num_cards=13)")).positions  # the win/loss index's count
+37216350858
 """
 
 from __future__ import annotations
