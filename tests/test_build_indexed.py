@@ -16,6 +16,7 @@ from gamedb.builder.plan import strategy_split
 from gamedb.builder.progress import Counting
 from gamedb.games import load_game
 from gamedb.games.goofspiel import Goofspiel
+from gamedb.games.goofspiel.winloss import WinLossIndex
 from gamedb.store import open_db
 from gamedb.store.errors import SpecMismatch
 from gamedb.verify import verify
@@ -76,6 +77,22 @@ def test_the_indexed_build_writes_the_generic_builders_rows(  # type: ignore[no-
     assert got == want  # values, gaps and strategy texts: bit for bit
     assert _rows(path, LAYERS) == _rows(generic(n, spec), LAYERS)
     assert _meta(path, "root_value") == _meta(generic(n, spec), "root_value")
+
+
+@pytest.mark.parametrize("n,word_bits", [(5, 1), (7, 5)])
+def test_score_sets_of_several_words_build_the_generic_builders_rows(  # type: ignore[no-untyped-def]
+        n: int, word_bits: int, generic, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Up to 13 cards a score set is one word; here every set spans several (6 and 3
+    words at most), and the file is still the generic builder's, bit for bit."""
+    face = load_game(_win_loss(n)).indexed_face()
+    assert isinstance(face, WinLossIndex)
+    narrow = face.with_word_bits(word_bits)
+    assert max(narrow.words.values()) > 1
+    monkeypatch.setattr(Goofspiel, "indexed_face", lambda self: narrow)
+    path = tmp_path / "g.sqlite"
+    build(_win_loss(n), path, chunk_size=3_000, page_size=3_000)
+    assert every_position(path) == _rows(generic(n, _win_loss))
+    assert _rows(path, LAYERS) == _rows(generic(n, _win_loss), LAYERS)
 
 
 def test_layers_below_the_split_are_values_only_and_probe_solves_them(generic, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -186,8 +203,8 @@ def test_big_games_store_strategies_from_eleven_cards_in_hand() -> None:
     assert strategy_split(load_game(_spec(10)).indexed_face(), None) == 0  # every layer
     assert strategy_split(load_game(_spec(11)).indexed_face(), None) == 11
     assert strategy_split(load_game(_spec(11)).indexed_face(), 1) == 0
-    assert strategy_split(load_game("goofspiel(num_cards=11)").indexed_face(), None) == 0  # no index
     assert strategy_split(load_game(_win_loss(10)).indexed_face(), None) == 0  # 10 layers
+    assert strategy_split(load_game(_win_loss(11)).indexed_face(), None) == 11  # and 11
 
 
 def test_the_generic_builder_honours_the_split_too(tmp_path: Path) -> None:

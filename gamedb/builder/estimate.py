@@ -12,9 +12,11 @@ machine (see ``docs/estimate.md``).
 >>> guess = estimate(load_game("jujitsu(num_cards=8)"))
 >>> guess.positions, guess.exact
 (2686, True)
->>> big = estimate(load_game("goofspiel(num_cards=13)"))
+>>> big = estimate(load_game("goofspiel(num_cards=13,ties=carry)"))  # no index
 >>> big.exact, 10**10 < big.positions < 10**11, big.memory_bytes > 10**12
 (False, True, True)
+>>> estimate(load_game("goofspiel(num_cards=13)")).positions  # the win/loss index's count
+37216350858
 """
 
 from __future__ import annotations
@@ -127,8 +129,8 @@ def indexed_estimate(spec: str, face: LayerSource, *, workers: int = 1,
                      values_only: bool = False, strategies_from: int | None = None,
                      pages_below: int | None = None, page_min: int | None = None) -> Estimate:
     """The cost of a build through an indexed face (``gamedb.build_indexed``): exact
-    counts per layer; memory is two layers' summaries plus a few small processes, not
-    the game; time and disk per row, with or without strategies, per page value, or
+    counts per layer; memory is two layers' summaries, the face's tables and a few
+    small processes, not the game; time and disk per row, with or without strategies, per page value, or
     per position of a keyed page layer."""
     split = strategy_split(face, strategies_from)
     sizes = {layer: face.size(layer) for layer in face.layers()}
@@ -145,7 +147,7 @@ def indexed_estimate(spec: str, face: LayerSource, *, workers: int = 1,
     positions = sum(sizes.values())
     summaries = [face.summary_size(layer) for layer in face.layers()]
     pairs = max((a + b for a, b in zip(summaries, summaries[1:])), default=sum(summaries))
-    memory = (1 + max(workers, 1)) * INDEXED_PROCESS + 8 * pairs
+    memory = (1 + max(workers, 1)) * INDEXED_PROCESS + 8 * pairs + face.table_bytes()
     disk = (INDEXED_ROW_DISK * rows + PAGE_DISK * paged + face.strategy_disk * rich
             + KEYED_DISK * (keyed_plain + keyed_rich)
             + KEYED_STRATEGY_SHARE * face.strategy_disk * keyed_rich)

@@ -43,6 +43,10 @@ class EnumeratingSource:
         costs = game.capabilities.build_costs
         self.strategy_disk = round(costs.disk) if costs is not None else 0
 
+    def table_bytes(self) -> int:
+        """The enumerated keys (8 bytes each)."""
+        return sum(keys.nbytes for keys in self._keys.values())
+
     def layers(self) -> Sequence[int]:
         """Every layer, the lowest first."""
         return sorted(self._keys)

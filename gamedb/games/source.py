@@ -32,6 +32,11 @@ class LayerSource(Protocol):
     strategy_disk: int
     """Bytes of a row's two strategy texts in a finished file (``gamedb.builder.estimate``)."""
 
+    def table_bytes(self) -> int:
+        """Return the bytes of the source's own tables that a build holds besides the
+        summaries (``gamedb.builder.estimate``; forked workers share them)."""
+        ...
+
     def layers(self) -> Sequence[int]:
         """Return the layers in solving order (each reads only layers before it)."""
         ...

@@ -94,7 +94,7 @@ def test_colex_rank_is_the_order_of_the_masks() -> None:
 
 
 @pytest.mark.parametrize("spec", [
-    "goofspiel(num_cards=4,ties=carry)",  # win/loss up to 10 cards: goofspiel_winloss
+    "goofspiel(num_cards=4,ties=carry)",  # win/loss: test_goofspiel_winloss
     "goofspiel(num_cards=4,returns_type=point_difference,points_order=descending)",
     "goofspiel(num_cards=4,returns_type=point_difference,ties=carry)",
     "jujitsu(num_cards=3)",

@@ -10,7 +10,8 @@ import pytest
 
 from gamedb.builder import build
 from gamedb.games import load_game
-from gamedb.games.goofspiel.winloss import MAX_CARDS, WinLossIndex, radius
+from gamedb.games.goofspiel.scores import WORD_BITS
+from gamedb.games.goofspiel.winloss import COUNTED, MAX_CARDS, WinLossIndex, radius
 from gamedb.solver.backward import enumerate_layers
 from gamedb.verify import verify
 from tests.sources import solve_source
@@ -28,8 +29,11 @@ def _face(n: int) -> WinLossIndex:
 
 
 @pytest.mark.parametrize("n", range(1, 8))
-def test_the_face_holds_exactly_the_keys_the_builder_enumerates_in_key_order(n: int) -> None:
-    face = _face(n)
+@pytest.mark.parametrize("word_bits", [WORD_BITS, 5, 1])  # 5, 1: score sets of many words
+def test_the_face_holds_exactly_the_keys_the_builder_enumerates_in_key_order(
+        n: int, word_bits: int) -> None:
+    face = _face(n).with_word_bits(word_bits)
+    assert word_bits == WORD_BITS or n < 4 or max(face.words.values()) > 1
     for k, keys in enumerate_layers(load_game(f"goofspiel(num_cards={n})")).items():
         assert face.size(k) == len(keys), k
         got = face.keys(k, 0, face.size(k))
@@ -38,9 +42,53 @@ def test_the_face_holds_exactly_the_keys_the_builder_enumerates_in_key_order(n: 
         assert np.array_equal(face.keys(k, start, stop), got[start:stop]), k
 
 
+# Positions per layer of 10-card win/loss (`gamedb info --json` of the file a build with
+# one-word score sets wrote, /work/runs/wl10/g10.sqlite, BENCHMARKS.md "Keyed pages").
+TEN = {1: 185, 2: 13_500, 3: 384_435, 4: 5_504_148, 5: 33_917_295, 6: 46_883_340,
+       7: 11_303_859, 8: 517_680, 9: 4_140, 10: 10}
+
+
 def test_nine_card_counts_per_layer() -> None:
     face = _face(9)
     assert {k: face.size(k) for k in face.layers()} == NINE
+    assert {k: face.with_word_bits(7).size(k) for k in face.layers()} == NINE  # 2-3 words
+
+
+@pytest.mark.slow
+def test_ten_card_counts_per_layer_are_the_built_files() -> None:
+    face = _face(10)
+    assert {k: face.size(k) for k in face.layers()} == TEN
+
+
+@pytest.mark.slow
+def test_the_recorded_eleven_card_counts_are_the_forward_passs() -> None:
+    face = _face(11)
+    assert face.size(6) == 337_437_822  # recorded: no forward pass yet
+    face.reach()  # counts again and checks the record (RuntimeError if it differs)
+    assert tuple(face.size(k) for k in face.layers()) == COUNTED[11][0]
+    assert tuple(face.summary_size(k) for k in face.layers()) == COUNTED[11][1]
+
+
+def test_a_wrong_record_is_caught_by_the_forward_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    counted = tuple(_face(5).size(k) for k in range(1, 6))
+    summaries = tuple(_face(5).summary_size(k) for k in range(1, 6))
+    monkeypatch.setitem(COUNTED, 5, (counted, summaries))
+    _face(5).reach()  # the right record passes
+    monkeypatch.setitem(COUNTED, 5, (counted[:-1] + (counted[-1] + 1,), summaries))
+    face = _face(5)
+    assert face.size(5) == counted[-1] + 1  # believed until the pass runs
+    with pytest.raises(RuntimeError, match="5-card win/loss"):
+        face.reach()
+
+
+def test_counting_and_cutting_into_blocks_agree_at_any_word_size() -> None:
+    face = _face(7)
+    for bits in (WORD_BITS, 7, 3):
+        counted, cut = face.with_word_bits(bits), face.with_word_bits(bits)
+        for k in face.layers():
+            offsets = cut.blocks(k)[3]  # cut first: then size reads the blocks
+            assert np.array_equal(offsets, face.blocks(k)[3]), (bits, k)
+            assert counted.size(k) == cut.size(k) == offsets[-1], (bits, k)
 
 
 def test_chunks_cut_at_blocks_and_cover_the_layer_once() -> None:
@@ -70,12 +118,17 @@ def test_the_root_is_a_fair_game_and_values_are_win_loss_payoffs() -> None:
     solved = solve_source(face)
     assert all(np.abs(layer.values).max() <= 1 + 1e-12 for layer in solved.values())
     root = solved[5].summary
-    assert abs(root[radius(5, 5)]) < 1e-12  # the root chance node: score 0
+    assert face.summary_size(5) == 1 and abs(root[0]) < 1e-12  # the root: score 0
 
 
-def test_only_random_order_discarded_ties_and_at_most_ten_cards_have_the_face() -> None:
-    assert MAX_CARDS == 10
-    assert load_game("goofspiel(num_cards=11)").indexed_face() is None  # generic builder
+def test_only_random_order_and_discarded_ties_have_the_face_at_every_size() -> None:
+    assert MAX_CARDS == 13
+    for n in (11, 13):  # score sets of -R..0: 34 and 46 bits, one word (tables not built)
+        face = load_game(f"goofspiel(num_cards={n})").indexed_face()
+        assert isinstance(face, WinLossIndex) and set(face.words.values()) == {1}
+    assert _face(4).with_word_bits(5).words == {1: 1, 2: 2, 3: 2, 4: 2}  # R_k + 1 = 5, 6, 6, 6
+    with pytest.raises(ValueError, match="1..63 bits"):
+        _face(3).with_word_bits(64)
     assert load_game("goofspiel(num_cards=5,ties=carry)").indexed_face() is None
     assert load_game("goofspiel(num_cards=5,points_order=descending)").indexed_face() is None
     assert isinstance(load_game("goofspiel(num_cards=10)").indexed_face(), WinLossIndex)

@@ -325,8 +325,8 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
 
     def indexed_face(self) -> LayerSource | None:
         """Return the perfect index of random prizes with ties discarded: point
-        difference (``goofspiel.index``), or win/loss up to ``MAX_CARDS`` cards
-        (``goofspiel.winloss``); None for the other variants."""
+        difference (``goofspiel.index``), or win/loss (``goofspiel.winloss``, every
+        size up to ``MAX_CARDS`` = 13 cards); None for the other variants."""
         if not self.capabilities.independent_prizes:
             return None
         if self.returns_type == "win_loss":

@@ -102,6 +102,12 @@ class GoofspielIndex(Chained):
         """Layers 1..n: layer k reads the chance values of layer k - 1."""
         return range(1, self.n + 1)
 
+    def table_bytes(self) -> int:
+        """The hand codes and the largest layer's successors and signs (9 B a bid)."""
+        codes = self._codes
+        return (sum(c.nbytes for c in codes.values())
+                + max(9 * len(codes[k]) * k * k for k in self.layers()))
+
     def size(self, layer: int) -> int:
         """N_k, counted from the tables (``layer_size`` is the formula)."""
         return len(self._codes[layer]) * comb(self.n, layer - 1) * (self.n - layer + 1)

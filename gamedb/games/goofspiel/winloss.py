@@ -11,11 +11,12 @@ swapped twin is the one whose diff field is smaller; at d = 0 the smaller hand c
 Unlike point difference, not every (c, Q, p, d) can occur (after one round the hands
 tell who won it), and the generic builder stores exactly the reachable, undecided ones.
 So the face first runs a *forward pass* over the chance nodes (c, P, d) of every layer
-(P the k prizes left; one bit each, the scores of a (P, c) in one 64-bit word, so a
-bid marks all of them at once by a shift): the root is reachable, and a reachable chance node
-reaches, for each draw p in P and bids (a, b), the chance node (c', P - p, d + p *
-sign(a - b)) of layer k - 1 unless that score is decided (more than the prizes left).
-A position (c, Q, p, d) is stored iff its chance node (c, Q + p, d) is reachable.
+(P the k prizes left): the root is reachable, and a reachable chance node reaches, for
+each draw p in P and bids (a, b), the chance node (c', P - p, d + p * sign(a - b)) of
+layer k - 1 unless that score is decided (more than the prizes left). A position
+(c, Q, p, d) is stored iff its chance node (c, Q + p, d) is reachable. The scores
+d <= 0 of a (c, P) are one set of bits (``goofspiel.scores``: the swapped twin holds
+the others; one word up to 13 cards), so a bid moves all of them at once by a shift.
 
 Key order is blocks (d, p, Q) with d increasing, then p, then Q's mask, each holding the
 reachable patterns in increasing code: the face solves and writes in that order, and the
@@ -40,15 +41,39 @@ from gamedb.games.goofspiel.index import (
     _rank_labels, after_bids, block_table, canonical_codes, chance_below, colex_table, masks_of,
     square_games,
 )
+from gamedb.games.goofspiel.scores import (
+    WORD_BITS, count_scores, count_stored, edges, forward, has_score, score_rank, set_offsets,
+    stored_by_set, words_for,
+)
 from gamedb.games.source import Chained
 from gamedb.types import Floats, Ints
 from gamedb.jit import njit
 
-#: Largest game the face serves: 10 cards hold ~1e8 positions (tables ~0.2 GB, summaries
-#: ~0.5 GB a layer); 11 cards would be ~1.1e9 positions (--estimate), ~110 GiB of file.
-MAX_CARDS = 10
+#: Largest game the face serves: every Goofspiel (``num_cards`` <= 13). Its tables: a
+#: score set per (c, P) (8 bytes: 11 cards 91 MiB, 12 cards 481 MiB, 13 cards 2.6 GiB,
+#: every layer's kept) and the moves of each pattern (``_transitions``).
+MAX_CARDS = 13
 
 ZERO = np.zeros(0, np.int64)
+
+#: (positions, summary entries) per layer 1..n of the games whose forward pass takes
+#: seconds to minutes, so that ``--estimate`` answers at once. Counted by that pass
+#: (``reach``; CPU: 11 cards 10 s, 12 cards 53 s, 13 cards 334 s and 4.7 GB), which a
+#: build runs again and checks against these (``tests/games/test_goofspiel_winloss.py``).
+COUNTED: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    11: ((220, 17_930, 577_044, 10_086_492, 94_927_815, 337_437_822, 249_263_917,
+          35_998_496, 1_090_440, 6_160, 11),
+         (231, 9_295, 197_463, 2_574_413, 19_366_461, 57_527_145, 36_539_541, 4_620_412,
+          121_160, 616, 1)),
+    12: ((258, 23_232, 831_921, 16_728_864, 200_246_395, 1_270_700_460, 2_548_801_990,
+          1_092_176_192, 101_703_078, 2_139_720, 8_844, 12),
+         (270, 12_012, 284_127, 4_261_416, 40_713_808, 215_550_621, 371_724_154,
+          139_712_062, 11_580_872, 213_972, 804, 1)),
+    13: ((299, 29_484, 1_162_590, 26_133_208, 371_193_090, 3_226_489_308, 13_431_966_772,
+          15_731_342_488, 4_162_470_012, 261_589_950, 3_961_320, 12_324, 13),
+         (312, 15_210, 396_396, 6_647_702, 75_320_672, 545_399_313, 1_950_229_440,
+          2_003_742_328, 472_243_872, 26_770_419, 360_120, 1_027, 1)),
+}
 
 
 def radius(n: int, k: int) -> int:
@@ -69,27 +94,68 @@ class WinLossIndex(Chained):
     #: 76 and 89 B of JSON, rising with the cards (point difference: ~195 B).
     strategy_disk = 95
 
-    def __init__(self, n: int, lay: Ints):
-        """``lay``: the layout constants of the game's compiled helpers."""
-        self.n, self._lay = n, lay
+    def __init__(self, n: int, lay: Ints, *, word_bits: int = WORD_BITS):
+        """``lay``: the layout constants of the game's compiled helpers; ``word_bits``:
+        bits used of each word of a score set (fewer in tests: several words at small n)."""
+        self.n, self._lay, self.word_bits = n, lay, word_bits
+        self.words = {k: words_for(radius(n, k) + 1, word_bits) for k in range(1, n + 1)}
         self.colex = colex_table(n)
         self._codes = {k: canonical_codes(n, k, lay, reduce=False) for k in range(1, n + 1)}
         self._tables: dict[int, tuple[Ints, Ints, np.ndarray]] = {}
         self._reach: dict[int, Ints] | None = None
         self._blocks: dict[int, tuple[Ints, Ints, Ints, Ints]] = {}
+        self._sizes: dict[int, int] = {}
+        self._offsets: dict[int, Ints] = {}
         self._last: tuple[tuple[int, int, int], tuple[Ints, Ints]] = ((0, 0, 0), (ZERO, ZERO))
+
+    def with_word_bits(self, word_bits: int) -> WinLossIndex:
+        """Return the face of the same game with score sets of ``word_bits`` bits a word
+        (the same positions; tests spread small games' sets over several words)."""
+        return WinLossIndex(self.n, self._lay, word_bits=word_bits)
 
     def layers(self) -> range:
         """Layers 1..n: layer k reads the chance values of layer k - 1."""
         return range(1, self.n + 1)
 
+    def table_bytes(self) -> int:
+        """Every layer's score sets (``reach``) and moves (``tables``: 17 B a bid, kept
+        for the forward pass), and the summary offsets of two adjacent layers."""
+        cells = {k: comb(self.n, k) * len(codes) for k, codes in self._codes.items()}
+        moves = sum(len(codes) * (8 + 9 * k * k) for k, codes in self._codes.items())
+        offsets = [8 * (cells[k] + 1) for k in self.layers()]
+        return (sum(8 * cells[k] * self.words[k] for k in self.layers()) + moves
+                + max(a + b for a, b in zip(offsets, offsets[1:] + [0])))
+
     def size(self, layer: int) -> int:
-        """Stored positions of ``layer`` (reachable and undecided)."""
-        return int(self.blocks(layer)[3][-1])
+        """Stored positions of ``layer`` (reachable and undecided): k per stored chance
+        node, one for each draw (counted from the score sets, without the blocks)."""
+        if layer not in self._sizes:
+            if self._reach is None and self.n in COUNTED:  # no forward pass: minutes
+                return COUNTED[self.n][0][layer - 1]
+            if layer in self._blocks:
+                self._sizes[layer] = int(self._blocks[layer][3][-1])
+            else:
+                n = self.n
+                self._sizes[layer] = layer * count_stored(
+                    self.reach()[layer], self.tables(layer)[0], self.words[layer],
+                    radius(n, layer), self.word_bits)
+        return self._sizes[layer]
 
     def summary_size(self, layer: int) -> int:
-        """Entries of ``layer``'s summary: S_k * C(n, k) * (2 R_k + 1) chance values."""
-        return len(self._codes[layer]) * comb(self.n, layer) * (2 * radius(self.n, layer) + 1)
+        """Entries of ``layer``'s summary: the chance values of its reachable chance
+        nodes (c, P, d <= 0), each scores set's in turn (``scores.set_offsets``)."""
+        if self._reach is None and self.n in COUNTED:
+            return COUNTED[self.n][1][layer - 1]
+        return int(self.offsets(layer)[-1])
+
+    def offsets(self, layer: int) -> Ints:
+        """Return where each (c, P)'s chance values start in ``layer``'s summary (kept
+        for this layer and the one below: the builder climbs)."""
+        if layer not in self._offsets:
+            for old in [k for k in self._offsets if k < layer - 1]:
+                del self._offsets[old]
+            self._offsets[layer] = set_offsets(self.reach()[layer], self.words[layer])
+        return self._offsets[layer]
 
     def tables(self, k: int) -> tuple[Ints, Ints, np.ndarray]:
         """Return (twin, succ, sign) of layer k: the index of each pattern's swapped
@@ -102,26 +168,42 @@ class WinLossIndex(Chained):
     def reach(self) -> dict[int, Ints]:
         """Return the reachable chance nodes of every layer (the forward pass, once)."""
         if self._reach is None:
-            n = self.n
-            # reach[k][colex(P) * S_k + c]: bit R_k + d set if (c, P, d) is reachable
-            reach = {n: np.array([1 << radius(n, n)], np.int64)}  # the root: score 0
+            n, bits, words = self.n, self.word_bits, self.words
+            # the set of (c, P) at (colex(P) * S_k + c) * words[k]: bit R_k + d for d <= 0
+            root = np.zeros(words[n], np.int64)
+            root[radius(n, n) // bits] = 1 << (radius(n, n) % bits)  # score 0
+            reach = {n: root}
             for k in range(n, 1, -1):
-                reach[k - 1] = np.zeros(comb(n, k - 1) * len(self._codes[k - 1]), np.int64)
-                _, succ, sign = self.tables(k)
-                _forward(reach[k], reach[k - 1], masks_of(n, k), self.colex, succ, sign, k,
-                         radius(n, k), radius(n, k - 1), len(self._codes[k - 1]))
+                r, r_low = radius(n, k), radius(n, k - 1)
+                reach[k - 1] = np.zeros(comb(n, k - 1) * len(self._codes[k - 1]) * words[k - 1],
+                                        np.int64)
+                twin, succ, sign = self.tables(k)
+                forward(reach[k], reach[k - 1], masks_of(n, k), self.colex, edges(succ, sign),
+                        twin, k, (r, r_low), len(self._codes[k - 1]),
+                        (words[k], words[k - 1], words_for(r + n + 1, bits)), bits)
             self._reach = reach
+            if n in COUNTED:
+                self._check_counted()
         return self._reach
+
+    def _check_counted(self) -> None:
+        """Raise RuntimeError if the forward pass disagrees with ``COUNTED``."""
+        reach = self.reach()
+        counted = (tuple(self.size(k) for k in self.layers()),
+                   tuple(count_scores(reach[k]) for k in self.layers()))
+        if counted != COUNTED[self.n]:
+            raise RuntimeError(f"{self.n}-card win/loss: the forward pass counts {counted}, "
+                               f"not the recorded {COUNTED[self.n]}")
 
     def blocks(self, layer: int) -> tuple[Ints, Ints, Ints, Ints]:
         """Return the blocks (d, p, Q) of ``layer`` in key order and the offsets of
         their first positions (one more entry: the layer's size)."""
         if layer not in self._blocks:
-            n = self.n
-            twin = self.tables(layer)[0]
+            n, r = self.n, radius(self.n, layer)
             score, prize, hidden = _block_table(n, layer)
-            counts = _block_counts(score, prize, hidden, self.reach()[layer], twin, self.colex,
-                                   radius(n, layer))
+            by_set = stored_by_set(self.reach()[layer], self.tables(layer)[0], self.words[layer],
+                                   r, self.word_bits, comb(n, layer))
+            counts = by_set[self.colex[hidden | (1 << (prize - 1))], score + r]
             offsets = np.zeros(len(score) + 1, np.int64)
             np.cumsum(counts, out=offsets[1:])
             self._blocks[layer] = (score, prize, hidden, offsets)
@@ -151,7 +233,8 @@ class WinLossIndex(Chained):
             score, prize, hidden, offsets = self.blocks(layer)
             self._last = ((layer, start, stop), _positions(
                 start, stop, offsets, score, prize, hidden, self.reach()[layer],
-                self.tables(layer)[0], self.colex, radius(self.n, layer)))
+                self.tables(layer)[0], self.colex, radius(self.n, layer),
+                (self.words[layer], self.word_bits)))
         return self._last[1]
 
     def keys(self, layer: int, start: int, stop: int) -> Ints:
@@ -183,20 +266,23 @@ class WinLossIndex(Chained):
         score, prize, hidden, _ = self.blocks(layer)
         _, succ, sign = self.tables(layer)
         payoffs = np.empty((stop - start, layer, layer))
-        n = self.n
-        _games(block, code, score, prize, hidden, layer, self.colex, succ, sign, chance,
-               comb(n, layer - 1), radius(n, layer - 1) if layer > 1 else 0, payoffs)
+        low = max(layer - 1, 1)  # layer 1's games read nothing below
+        _games(block, code, (score, prize, hidden), layer, self.colex, succ, sign, chance,
+               (self.reach()[low], self.offsets(low), self.tables(low)[0]),
+               (radius(self.n, low), self.words[low], self.word_bits), payoffs)
         return square_games(payoffs)
 
     def accumulate(self, layer: int, start: int, stop: int, values: Floats,
                    summary: Floats) -> None:
         """Add the values of positions start..stop-1 (key order) to ``summary`` (zeros of
-        ``summary_size`` at first): both orientations of each chance node, in order."""
+        ``summary_size`` at first): their chance nodes', in order, and at score 0 the
+        twin's too (negated)."""
         block, code = self._positions(layer, start, stop)
         score, prize, hidden, _ = self.blocks(layer)
-        _accumulate(np.ascontiguousarray(values, np.float64), block, code, score, prize,
-                    hidden, self.tables(layer)[0], self.colex, layer, comb(self.n, layer),
-                    radius(self.n, layer), summary)
+        _accumulate(np.ascontiguousarray(values, np.float64), block, code, (score, prize, hidden),
+                    self.tables(layer)[0], self.colex, layer,
+                    (self.reach()[layer], self.offsets(layer)),
+                    (radius(self.n, layer), self.words[layer], self.word_bits), summary)
 
 
 @njit(cache=True)
@@ -217,30 +303,6 @@ def _transitions(codes: Ints, lower: Ints, k: int, lay: Ints) -> tuple[Ints, Int
     return twin, succ, sign
 
 
-@njit(cache=True)
-def _forward(reach: Ints, lower: Ints, sets: Ints, colex: Ints, succ: Ints, sign: np.ndarray,
-             k: int, r: int, r_low: int, patterns_low: int) -> None:
-    """Mark in ``lower`` the chance nodes of layer k - 1 that the reachable chance nodes
-    of layer k (``reach``) reach without being decided (|score| <= the prizes left)."""
-    patterns = succ.shape[0]
-    for ip in range(len(sets)):
-        for c in range(patterns):
-            scores = reach[ip * patterns + c]
-            rest = sets[ip] if scores else 0
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                q = sets[ip] ^ low
-                p, left, cq = _points(low), _points(q), colex[q]
-                lo, hi = max(r_low - left, 0), min(r_low + left, 2 * r_low)
-                window = ((1 << (hi - lo + 1)) - 1) << lo
-                for a in range(k):
-                    for b in range(k):
-                        shift = p * sign[c, a, b] + r_low - r
-                        moved = scores << shift if shift >= 0 else scores >> -shift
-                        lower[cq * patterns_low + succ[c, a, b]] |= moved & window
-
-
 def _block_table(n: int, k: int) -> tuple[Ints, Ints, Ints]:
     """Return the blocks (d, p, Q) of layer k in key order: d from -R_k to 0, then the
     point-difference face's blocks (p, Q) (``goofspiel.index.block_table``)."""
@@ -249,28 +311,19 @@ def _block_table(n: int, k: int) -> tuple[Ints, Ints, Ints]:
     return np.repeat(scores, len(prize)), np.tile(prize, len(scores)), np.tile(hidden, len(scores))
 
 
-@njit(cache=True)
-def _stored(reach: Ints, twin: Ints, c: int, d: int, cp: int, r: int) -> bool:
+@njit(cache=True, inline="always")
+def _stored(reach: Ints, twin: Ints, c: int, d: int, cp: int, r: int,
+            words: tuple[int, int]) -> bool:
     """True if pattern c with score d <= 0 and prizes cp is a stored orientation and
-    reachable."""
-    return bool((d < 0 or twin[c] >= c) and (reach[cp * len(twin) + c] >> (d + r)) & 1 == 1)
-
-
-@njit(cache=True)
-def _block_counts(score: Ints, prize: Ints, hidden: Ints, reach: Ints, twin: Ints,
-                  colex: Ints, r: int) -> Ints:
-    counts = np.zeros(len(score), np.int64)
-    for j in range(len(score)):
-        cp = colex[hidden[j] | (1 << (prize[j] - 1))]
-        for c in range(len(twin)):
-            if _stored(reach, twin, c, score[j], cp, r):
-                counts[j] += 1
-    return counts
+    reachable (``words``: of a score set, and bits a word)."""
+    return (d < 0 or twin[c] >= c) and has_score(reach, cp * len(twin) + c, words[0], d + r,
+                                                 words[1])
 
 
 @njit(cache=True)
 def _positions(start: int, stop: int, offsets: Ints, score: Ints, prize: Ints, hidden: Ints,
-               reach: Ints, twin: Ints, colex: Ints, r: int) -> tuple[Ints, Ints]:
+               reach: Ints, twin: Ints, colex: Ints, r: int,
+               words: tuple[int, int]) -> tuple[Ints, Ints]:
     """Return (block, pattern) of positions start..stop-1."""
     block, code = np.empty(stop - start, np.int64), np.empty(stop - start, np.int64)
     j = np.searchsorted(offsets, start, side="right") - 1
@@ -280,7 +333,7 @@ def _positions(start: int, stop: int, offsets: Ints, score: Ints, prize: Ints, h
         for c in range(len(twin)):
             if i >= stop:
                 break
-            if _stored(reach, twin, c, score[j], cp, r):
+            if _stored(reach, twin, c, score[j], cp, r, words):
                 if i >= start:
                     block[o], code[o] = j, c
                     o += 1
@@ -290,12 +343,18 @@ def _positions(start: int, stop: int, offsets: Ints, score: Ints, prize: Ints, h
 
 
 @njit(cache=True)
-def _games(block: Ints, code: Ints, score: Ints, prize: Ints, hidden: Ints, k: int,
-           colex: Ints, succ: Ints, sign: np.ndarray, chance: Floats, nsets_low: int,
-           r_low: int, out: Floats) -> None:
+def _games(block: Ints, code: Ints, blocks: tuple[Ints, Ints, Ints], k: int, colex: Ints,
+           succ: Ints, sign: np.ndarray, chance: Floats, low: tuple[Ints, Ints, Ints],
+           shape: tuple[int, int, int], out: Floats) -> None:
     """Fill out[i] with the stage game of position i: the chance value of each bid's
-    successor, or the payoff of a decided one summed over the draws as ``_expand``."""
-    width = 2 * r_low + 1
+    successor (c', Q, d'), 0 - C[twin c', Q, -d'] for d' > 0, or the payoff of a decided
+    one summed over the draws as ``_expand``. ``low``: the score sets, their offsets
+    (``scores.set_offsets``) and the twins of layer k - 1; ``shape``: its R, words a
+    set, bits a word."""
+    score, prize, hidden = blocks
+    reach, first, twin = low
+    r_low, words, bits = shape
+    patterns = len(twin)
     for i in range(len(block)):
         j, c = block[i], code[i]
         p, q = prize[j], hidden[j]
@@ -311,23 +370,33 @@ def _games(block: Ints, code: Ints, score: Ints, prize: Ints, hidden: Ints, k: i
                     for _ in range(k - 1):
                         total += w
                     out[i, a, b] = total
+                elif d <= 0:
+                    cell = cq * patterns + succ[c, a, b]
+                    out[i, a, b] = chance[score_rank(reach, first, cell, words, d + r_low, bits)]
                 else:
-                    out[i, a, b] = chance[(succ[c, a, b] * nsets_low + cq) * width + d + r_low]
+                    cell = cq * patterns + twin[succ[c, a, b]]
+                    # 0.0 - x: +0.0 for a zero sum, as the twin's own sum of -V / k was
+                    out[i, a, b] = 0.0 - chance[score_rank(reach, first, cell, words, r_low - d,
+                                                           bits)]
 
 
 @njit(cache=True)
-def _accumulate(values: Floats, block: Ints, code: Ints, score: Ints, prize: Ints,
-                hidden: Ints, twin: Ints, colex: Ints, k: int, nsets: int, r: int,
-                out: Floats) -> None:
-    """out[c, P, d] += V / k and out[twin, P, -d] += -V / k, position by position."""
-    inv, width = 1.0 / k, 2 * r + 1
+def _accumulate(values: Floats, block: Ints, code: Ints, blocks: tuple[Ints, Ints, Ints],
+                twin: Ints, colex: Ints, k: int, sets: tuple[Ints, Ints],
+                shape: tuple[int, int, int], out: Floats) -> None:
+    """out[(c, P, d)] += V / k and, at d = 0, out[(twin, P, 0)] += -V / k, position by
+    position (the twin of d < 0 is d > 0: not kept, it is -out[(c, P, d)])."""
+    score, prize, hidden = blocks
+    reach, first = sets
+    r, words, bits = shape
+    inv, patterns = 1.0 / k, len(twin)
     for i in range(len(block)):
         j, c = block[i], code[i]
         d, cp = score[j], colex[hidden[j] | (1 << (prize[j] - 1))]
-        out[(c * nsets + cp) * width + d + r] += inv * values[i]
+        out[score_rank(reach, first, cp * patterns + c, words, d + r, bits)] += inv * values[i]
         t = twin[c]
-        if d != 0 or t != c:
-            out[(t * nsets + cp) * width - d + r] += (-1.0 / k) * values[i]
+        if d == 0 and t != c:
+            out[score_rank(reach, first, cp * patterns + t, words, r, bits)] += (-1.0 / k) * values[i]
 
 
 __all__ = ["MAX_CARDS", "WinLossIndex", "radius"]
