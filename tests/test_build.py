@@ -398,3 +398,29 @@ def test_a_second_build_through_a_hard_link_is_refused_and_the_file_stays_sound(
     assert build("jujitsu(num_cards=6)", path).status == "complete"
     report = verify(path)
     assert report.failures == 0 and not report.problems and report.checked == report.states
+
+
+def test_info_json_says_whether_a_build_is_running_on_the_file(tmp_path: Path) -> None:
+    """``status`` is ``building`` both while a build runs and after it stopped: programs
+    could not tell them apart (the text said 'no build is running', the JSON nothing)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from gamedb.cli import cli
+    from gamedb.store.writer import Writer
+    path = tmp_path / "j6.sqlite"
+
+    def info() -> dict[str, object]:
+        result = CliRunner().invoke(cli, ["info", str(path), "--json"])
+        assert result.exit_code == 0, result.output
+        return dict(json.loads(result.stdout))
+
+    holder = Writer(path, load_game("jujitsu(num_cards=6)"), {})
+    try:
+        assert (info()["status"], info()["running"]) == ("building", True)
+    finally:
+        holder.close()
+    assert (info()["status"], info()["running"]) == ("building", False)
+    build("jujitsu(num_cards=6)", path)
+    assert (info()["status"], info()["running"]) == ("complete", False)

@@ -38,6 +38,7 @@ from gamedb.explore import info_json, show_json, successors
 from gamedb.games import GameError, load_game
 from gamedb.store import GameDB, NotSolved, StoreError, open_db
 from gamedb.store.errors import DATABASE_ERRORS, describe_database_error
+from gamedb.store.lock import build_running
 from gamedb.store.migrate import SchemaOutOfDate
 from gamedb.web.solving import SOLVE_SECONDS, Solver, SolveRefused
 
@@ -198,7 +199,9 @@ def _dbs(files: ServedFiles) -> dict[str, Any]:
     for name in files.paths:
         try:
             with files.open(name) as db:
-                info = info_json(db.info())
+                summary = db.info()
+            running = False if summary.status == "complete" else build_running(files.paths[name])
+            info = info_json(summary, running)
         except _FILE_ERRORS as exc:
             listed.append({"name": name, "error": files.unpathed(_error(exc, name)[1])})
             continue
