@@ -131,10 +131,15 @@ def _serve_solves(pipe: Connection) -> None:
     ``("bug", message)``, until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server's Ctrl-C is the server's
     signal.signal(signal.SIGTERM, _exit_cleanly)
+    import numpy as np
+
     from gamedb.games import GameError
+    from gamedb.solver.matrix_game import solve_games
     from gamedb.subgame import solve_json
 
-    solve_json("nim(heaps=1)", "start")  # loads the compiled kernel (1-2 s) once
+    # load the compiled kernel once (1-2 s): matching pennies; a small solve then takes
+    # tens of milliseconds
+    solve_games(np.array([[[1.0, -1.0], [-1.0, 1.0]]]), np.array([2]), np.array([2]))
     try:
         pipe.send(("ready", None))
     except OSError:

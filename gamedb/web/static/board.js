@@ -159,7 +159,8 @@ function drawRing(fields, params) {
 }
 
 // Heaps as rows of counters. A counter is the move that takes it and the counters after
-// it (Nim's move code 100 x heap + take; of equal heaps the first is the move's heap).
+// it (a heap move's code is 100 x heap + take, docs/api.md; of equal heaps the first is
+// the move's heap).
 function drawHeaps(fields, shown) {
   const box = el("div", "drawing heaps");
   box.dataset.kind = "heaps";
