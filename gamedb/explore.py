@@ -120,10 +120,13 @@ def position_json(game: Game[Any], state: Any, entry: Entry,
     return shown
 
 
-def info_json(info: DBInfo) -> dict[str, Any]:
-    """Return what ``gamedb info --json`` prints for a file's summary."""
-    return {"spec": info.spec, "status": info.status, "states": info.states,
-            "done": info.done, "root_value": info.root_value, "path": info.path,
+def info_json(info: DBInfo, running: bool | None = False) -> dict[str, Any]:
+    """Return what ``gamedb info --json`` prints for a file's summary; ``running``: whether
+    a build is running on it (``gamedb.store.lock.build_running``; None: unknown, a build
+    on another host holds its lock)."""
+    return {"spec": info.spec, "status": info.status, "running": running,
+            "states": info.states, "done": info.done, "root_value": info.root_value,
+            "path": info.path,
             "layers": [{**{name: getattr(layer, name) for name in layer.__slots__},
                         "stored_as": "pages" if layer.layer in info.page_layers else "rows"}
                        for layer in info.layers],

@@ -179,8 +179,9 @@ def test_forked_workers_do_not_keep_the_lock_of_a_dead_builder(tmp_path: Path) -
     worker = context.Process(target=busy_worker)
     worker.start()
     try:
-        assert started.wait(10) and lock._fd is not None
-        os.close(lock._fd)  # what the kernel does for a SIGKILLed builder: no unlock, no unlink
+        assert started.wait(10) and lock._fd is not None and lock._db_fd is not None
+        for fd in (lock._fd, lock._db_fd):  # what the kernel does for a SIGKILLed builder:
+            os.close(fd)                    # no unlock, no unlink
         again = BuildLock(tmp_path / "x.sqlite")
         again.acquire()  # the worker's inherited descriptor would block this
         again.release()
@@ -379,3 +380,49 @@ def test_ctrl_c_while_finalising_stays_an_interrupt_and_the_build_resumes(
         build("jujitsu(num_cards=6)", path)
     monkeypatch.undo()
     assert build("jujitsu(num_cards=6)", path).status == "complete"
+
+
+def test_a_second_build_through_a_hard_link_is_refused_and_the_file_stays_sound(
+        tmp_path: Path) -> None:
+    """Two builders of one file under two names would each keep their own WAL
+    (``NAME-wal``): the file ended damaged ('database disk image is malformed')."""
+    from gamedb.store.lock import BuildLocked
+    from gamedb.store.writer import Writer
+    path, link = tmp_path / "j6.sqlite", tmp_path / "link.sqlite"
+    holder = Writer(path, load_game("jujitsu(num_cards=6)"), {})
+    try:
+        link.hardlink_to(path)
+        with pytest.raises(BuildLocked, match="j6.sqlite|link.sqlite"):
+            build("jujitsu(num_cards=6)", link)
+    finally:
+        holder.close()
+    assert not link.with_name("link.sqlite-wal").exists()
+    assert build("jujitsu(num_cards=6)", path).status == "complete"
+    report = verify(path)
+    assert report.failures == 0 and not report.problems and report.checked == report.states
+
+
+def test_info_json_says_whether_a_build_is_running_on_the_file(tmp_path: Path) -> None:
+    """``status`` is ``building`` both while a build runs and after it stopped: programs
+    could not tell them apart (the text said 'no build is running', the JSON nothing)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from gamedb.cli import cli
+    from gamedb.store.writer import Writer
+    path = tmp_path / "j6.sqlite"
+
+    def info() -> dict[str, object]:
+        result = CliRunner().invoke(cli, ["info", str(path), "--json"])
+        assert result.exit_code == 0, result.output
+        return dict(json.loads(result.stdout))
+
+    holder = Writer(path, load_game("jujitsu(num_cards=6)"), {})
+    try:
+        assert (info()["status"], info()["running"]) == ("building", True)
+    finally:
+        holder.close()
+    assert (info()["status"], info()["running"]) == ("building", False)
+    build("jujitsu(num_cards=6)", path)
+    assert (info()["status"], info()["running"]) == ("complete", False)

@@ -148,7 +148,7 @@ def test_show_names_the_tictoe_pass_apart_from_cell_0(built) -> None:  # type: i
     db = str(built("tictoe"))
     code, out, _ = run("show", db, "start")
     rows = _rows(out)
-    assert code == 0 and rows["0"] == ["1.0000", "-"] and rows["pass"] == ["-", "1.0000"]
+    assert code == 0 and rows["top left"] == ["1.0000", "-"] and rows["pass"] == ["-", "1.0000"]
     code, out, _ = run("show", db, "start", "--json")
     assert json.loads(out)["actions"] == {"1": [0, 1, 2, 3], "2": [0]}
 

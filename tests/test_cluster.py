@@ -223,6 +223,26 @@ def test_tasks_cancelled_while_the_scheduler_is_there_are_submitted_again(
     assert got == list(range(40))
 
 
+def test_an_os_error_inside_a_task_is_said_as_itself_not_as_a_lost_scheduler(
+        scheduler: Scheduler) -> None:
+    """A task's own OSError (a worker's full disk, say) was reported as "lost the Dask
+    scheduler", which sends the user looking for a network problem."""
+    import distributed
+
+    from gamedb.builder.cluster import ClusterError, DaskPool
+
+    def full_disk(value: int) -> int:
+        raise OSError(28, "No space left on device", "/scratch/chunk-7")
+
+    with distributed.Client(scheduler.address, set_as_default=False) as client:
+        with DaskPool(client, full_disk) as pool:
+            with pytest.raises(ClusterError) as raised:
+                list(pool.imap(range(3)))
+    said = str(raised.value)
+    assert "lost the Dask scheduler" not in said, said
+    assert "on a Dask worker" in said and "/scratch/chunk-7: No space left on device" in said
+
+
 def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "gamedb", "build", *args]
 

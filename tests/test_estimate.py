@@ -167,3 +167,35 @@ def test_the_estimates_in_the_readme_and_docs_are_what_the_tool_prints() -> None
     printed = {x.split(None, 1)[0]: x for x in result.output.splitlines()[:5]}
     for shown in block.splitlines()[1:6]:  # spec, positions, memory, disk, time
         assert shown.strip() == printed[shown.split(None, 1)[0]].strip(), (shown, result.output)
+
+
+def test_a_local_cluster_is_estimated_with_its_worker_processes_on_this_machine(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--estimate --cluster local:64`` said 200 MiB (as for two workers) where 64 Dask
+    worker processes need over 3 GiB; the build's own check counted 64."""
+    import json
+
+    from click.testing import CliRunner
+
+    from gamedb.cli import cli
+
+    def guess(*options: str) -> dict[str, int]:
+        result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=8)", "--estimate",
+                                          "--json", *options])
+        assert result.exit_code == 0, result.output
+        return dict(json.loads(result.stdout))
+
+    two, many = guess("--cluster", "local:2"), guess("--cluster", "local:64")
+    assert (two["processes"], many["processes"]) == (2, 64)
+    assert many["memory_bytes"] > two["memory_bytes"] + 62 * 100 * 2**20
+    assert guess("--workers", "64")["memory_bytes"] == many["memory_bytes"]
+    table = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=8)", "--estimate",
+                                     "--cluster", "local:64"]).stdout
+    assert "64 on this machine" in table
+    monkeypatch.setattr("gamedb.builder.estimate.available_memory", lambda *a: 8 * 2**30)
+    path = tmp_path / "j8.sqlite"
+    refused = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=8)", "--db", str(path),
+                                       "--cluster", "local:64", "--quiet"])
+    assert refused.exit_code == 1 and "this machine has 8.0 GiB" in refused.stderr
+    assert "64 processes" in refused.stderr and "fewer" in refused.stderr
+    assert not path.exists()

@@ -57,7 +57,8 @@ def test_show_json_keeps_the_contract_fields_and_adds_the_explorers(built) -> No
     shown = json.loads(CliRunner().invoke(cli, ["show", db, "start", "--json"]).stdout)
     assert CONTRACT < set(shown) and set(shown) - CONTRACT == {"names", "noun", "payoff",
                                                                "chance", "moves"}
-    assert shown["names"] == {"1": {"0": "0", "1": "1", "2": "2", "3": "3"}, "2": {"0": "pass"}}
+    assert shown["names"] == {"1": {"0": "top left", "1": "top right", "2": "bottom left",
+                                    "3": "bottom right"}, "2": {"0": "pass"}}
     assert shown["noun"] == "cell" and shown["payoff"] is None and shown["chance"] == []
     assert [m["name"] for m in shown["moves"]["2"]] == ["pass"]
     assert shown["moves"]["2"][0]["loss"] == 0.0

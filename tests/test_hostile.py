@@ -409,6 +409,28 @@ def test_a_hundred_million_games_are_refused_up_front(j6: Path) -> None:
     assert "fewer --games" in line and "--force" in line
 
 
+def test_a_tournament_of_many_agents_with_a_file_is_refused_up_front_with_the_estimate() -> None:
+    """With a file, a tournament's exact matches were not counted: 24 agents on the
+    shipped 8-card Jujitsu (552 matches, most walking the game behind an equilibrium)
+    started without a word about hours; on 7-card Goofspiel the refusal named neither the
+    tournament's cost nor --force."""
+    data = Path(__file__).resolve().parents[1] / "data"
+    j8 = data / "jujitsu_num_cards=8_ties=carry.shipped.sqlite"
+    agents = ",".join(["equilibrium", "random", "highest", "lowest", "support-random",
+                       "nash-range"] * 4)
+    line = fails("tournament", str(j8), "--agents", agents, "--games", "10", "--quiet",
+                 message="this tournament of jujitsu(num_cards=8,ties=carry) would take")
+    assert "2,686 positions" in line and "--simulate" in line and "--force" in line
+    assert "--db" not in line  # the file is given: nothing is solved on the fly
+    g7 = data / "goofspiel_num_cards=7_points_order=random_returns_type=win_loss_ties=discard.shipped.sqlite"
+    line = fails("match", str(g7), "equilibrium", "random", "--quiet",
+                 message="this match of goofspiel(num_cards=7,")
+    assert "218,584 positions" in line and "--games" in line and "--force" in line
+    line = fails("tournament", str(g7), "--agents", "equilibrium-vs:random,random", "--quiet",
+                 message="would take about")
+    assert "--db" not in line and "--force" in line
+
+
 def test_cheap_matches_are_not_refused(j6: Path) -> None:
     for args in (["goofspiel(num_cards=13)", "level-1", "random"],  # a closed form
                  ["nim(heaps=15-15-15-15-15-15-15-15)", "random", "highest"],

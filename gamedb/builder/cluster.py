@@ -228,6 +228,8 @@ class DaskPool(Generic[T, R]):
                     resubmits += 1
                     self._resubmit()
                     continue
+                if isinstance(exc, OSError) and self._running[0][1].status == "error":
+                    raise _task_failed(exc) from None  # the task's own, not the network's
                 with _translated(self._client):
                     raise
             self._running.popleft()
@@ -312,6 +314,13 @@ class _translated:
             raise ClusterError(f"lost the Dask scheduler at {self._address} "
                                f"({_first_line(exc)}); every finished chunk is saved: run "
                                "the same command to resume") from None
+
+
+def _task_failed(exc: OSError) -> ClusterError:
+    """A task's own ``OSError`` (e.g. a worker's full disk), said as itself."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    return ClusterError(f"a task failed on a Dask worker: {where}{exc.strerror or exc}; "
+                        "every finished chunk is saved: run the same command to resume")
 
 
 @contextlib.contextmanager

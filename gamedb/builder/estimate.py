@@ -102,6 +102,8 @@ class Estimate:
     memory_bytes: int
     disk_bytes: int
     seconds: float
+    processes: int = 1
+    """Solver processes on this machine: ``--workers``, or N of ``--cluster local:N``."""
 
 
 def estimate(game: Game[Any], *, workers: int = 1, values_only: bool = False,
@@ -121,8 +123,13 @@ def estimate(game: Game[Any], *, workers: int = 1, values_only: bool = False,
     rate = costs.rate * speedup
     disk = VALUES_ONLY_DISK if values_only else costs.disk
     per_position = costs.parallel_memory if workers > 1 else costs.memory
-    return Estimate(game.spec, positions, exact, round(BASE_MEMORY + per_position * positions),
-                    round(disk * positions), BASE_SECONDS + positions / rate)
+    # the per-position costs were measured with two workers; each process beyond them
+    # holds its own interpreter, numpy and compiled code (a LocalCluster's 64 workers:
+    # over 3 GiB, where 200 MiB was said)
+    processes = INDEXED_PROCESS * max(workers - 2, 0)
+    return Estimate(game.spec, positions, exact,
+                    round(BASE_MEMORY + processes + per_position * positions),
+                    round(disk * positions), BASE_SECONDS + positions / rate, max(workers, 1))
 
 
 def indexed_estimate(spec: str, face: LayerSource, *, workers: int = 1,
@@ -153,7 +160,8 @@ def indexed_estimate(spec: str, face: LayerSource, *, workers: int = 1,
             + KEYED_STRATEGY_SHARE * face.strategy_disk * keyed_rich)
     seconds = (BASE_SECONDS + INDEXED_ROW_SECONDS * rows + PAGE_SECONDS * paged
                + INDEXED_STRATEGY_SECONDS * rich + KEYED_SECONDS * (keyed_plain + keyed_rich))
-    return Estimate(spec, positions, True, round(memory), round(disk), seconds)
+    return Estimate(spec, positions, True, round(memory), round(disk), seconds,
+                    max(workers, 1))
 
 
 def count_positions(game: Game[Any], budget: int = COUNT_BUDGET) -> tuple[int, bool]:
@@ -172,9 +180,11 @@ def count_positions(game: Game[Any], budget: int = COUNT_BUDGET) -> tuple[int, b
 def check_fits(estimate_: Estimate, available: int | None) -> None:
     """Raise ``WontFit`` (one line with the estimate) when the memory will not do."""
     if available is not None and estimate_.memory_bytes > available:
+        fewer = (f"with {estimate_.processes} processes: fewer workers (--workers N, "
+                 "--cluster local:N) need less, or " if estimate_.processes > 2 else "")
         raise WontFit(f"{estimate_.spec} needs about {size(estimate_.memory_bytes)} of "
                       f"memory and this machine has {size(available)} available "
-                      f"({describe(estimate_)}); add --force to try anyway")
+                      f"({describe(estimate_)}); {fewer}add --force to try anyway")
 
 
 def available_memory(meminfo: Path = Path("/proc/meminfo")) -> int | None:

@@ -34,9 +34,9 @@ def info(db_path: Path, as_json: bool) -> None:
 
     with open_db(db_path) as db:
         summary = db.info()
-    running = summary.status != "complete" and build_running(db_path) is not False
-    click.echo(json.dumps(info_json(summary), indent=2) if as_json
-               else _info_table(summary, running))
+    running = False if summary.status == "complete" else build_running(db_path)
+    click.echo(json.dumps(info_json(summary, running), indent=2) if as_json
+               else _info_table(summary, running is not False))
 
 
 def _info_table(info: DBInfo, running: bool = True) -> str:

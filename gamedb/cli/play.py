@@ -85,11 +85,12 @@ def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bo
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         a, b = make_agent(agent1, game, db), make_agent(agent2, game, db)
-        if not force:  # the cost of solving without a file first, then of the walk
-            _check_cost(game, [agent1, agent2], db, games, 1, [(a, b)])
+        if not force:  # the cost of solving and walking first, then the walk's memory
+            _check_cost(game, [(agent1, agent2)], db, games, [(a, b)],
+                        "simulate with --games 2000 (seconds)")
         if games is None and not exact and not force:
-            _check_exact(game, db, [(a, b)], "simulate with --games 2000 (seconds), or "
-                                             "insist with --exact")
+            _check_exact(game, db, [(a, b)], "simulate with --games 2000 (seconds), "
+                                             "insist with --exact, or add --force")
         unit = "games" if games else "positions"
         with progress_bar(quiet, unit) as on_progress:
             result = play_match(game, a, b, games=games, seed=seed, on_progress=on_progress)
@@ -134,13 +135,15 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         players = [make_agent(name, game, db) for name in names]
-        if not force:  # the cost of solving without a file first, then of the walks
-            pairs = [(a, b) for a in players for b in players if a is not b]
-            _check_cost(game, names, db, sum(series_lengths) if simulate else None,
-                        len(pairs), pairs)
+        if not force:  # the cost of solving and walking first, then the walks' memory
+            seats = [(i, j) for i in range(len(names)) for j in range(len(names)) if i != j]
+            _check_cost(game, [(names[i], names[j]) for i, j in seats], db,
+                        sum(series_lengths) if simulate else None,
+                        [(players[i], players[j]) for i, j in seats],
+                        "play seeded games with --simulate (--seed S)")
         if not simulate and not force:
             _check_exact(game, db, list(itertools.combinations(players, 2)),
-                         "play seeded games with --simulate (--seed S)")
+                         "play seeded games with --simulate (--seed S), or add --force")
         with progress_bar(quiet, "pairings") as on_progress:
             series = round_robin(game, players, series_lengths, seed=seed,
                                  simulate_games=simulate, on_progress=on_progress)
@@ -251,18 +254,21 @@ def _check_exact(game: Any, db: GameDB | None, pairs: list[tuple[Any, Any]], ins
         check_exact(game, a, b, positions, instead=instead)
 
 
-def _check_cost(game: Any, names: list[str], db: GameDB | None, games: int | None,
-                matches: int, pairs: list[tuple[Any, Any]]) -> None:
-    """Refuse work estimated past ``gamedb.play.cost.LIMIT_SECONDS`` (before it starts)."""
+def _check_cost(game: Any, named: list[tuple[str, str]], db: GameDB | None,
+                games: int | None, pairs: list[tuple[Any, Any]], simulate: str) -> None:
+    """Refuse work estimated past ``gamedb.play.cost.LIMIT_SECONDS`` (before it starts):
+    the matches of the agents ``named`` (``pairs``: the agents themselves); ``simulate``
+    says how to play seeded games instead of exact ones."""
     from gamedb.play.cost import check_cost, match_cost
     from gamedb.play.level_k import applies
 
     closed = games is None and all(applies(game, a, b) for a, b in pairs)  # closed forms
-    cost = match_cost(game, names, has_file=db is not None, games=games, matches=matches,
-                      closed_form=closed)
+    stored = db.meta.get("states") if db is not None else None
+    cost = match_cost(game, named, has_file=db is not None, games=games, closed_form=closed,
+                      stored=stored if isinstance(stored, int) else None)
     instead = ("build a file (gamedb build SPEC --db FILE) and give it with --db"
-               if cost.solved else "fewer --games" if games else "simulate (--games N)")
-    check_cost(cost, f"this {'match' if matches == 1 else 'tournament'} of {game.spec}",
+               if cost.solved and db is None else "fewer --games" if games else simulate)
+    check_cost(cost, f"this {'match' if len(named) == 1 else 'tournament'} of {game.spec}",
                instead)
 
 

@@ -20,8 +20,12 @@ from gamedb.cli._common import cli, user_errors
               help="Address to listen on (0.0.0.0: every interface; mind who can reach it).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port to listen on (0: any free port, named in the first line).")
+@click.option("--solve-seconds", default=30.0, show_default=True,
+              type=click.FloatRange(0.1, 86_400),
+              help="Longest an /api/solve (a position solved on demand) may run; one runs "
+                   "at a time, in a process of its own.")
 @user_errors
-def serve(db_paths: tuple[Path, ...], host: str, port: int) -> None:
+def serve(db_paths: tuple[Path, ...], host: str, port: int, solve_seconds: float) -> None:
     """Serve databases read-only: a JSON API and an explorer page for the browser.
 
     Each file is served under its file name. GET / is the explorer; the API
@@ -39,7 +43,7 @@ def serve(db_paths: tuple[Path, ...], host: str, port: int) -> None:
                                  "name, so serve one of them or copy it to another name",
                                  param_hint="DB...")
     run = _server()
-    run(list(db_paths), host=host, port=port,
+    run(list(db_paths), host=host, port=port, solve_seconds=solve_seconds,
         on_ready=lambda url: click.echo(f"serving {len(db_paths)} file(s) at {url} "
                                         "(Ctrl-C stops)"))
 

@@ -112,7 +112,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         gamedb build "goofspiel(num_cards=13)" --estimate
     """
     from gamedb.builder import build
-    from gamedb.builder.cluster import ClusterError
+    from gamedb.builder.cluster import ClusterError, processes_here
     from gamedb.builder.estimate import available_memory, estimate
     from gamedb.games import load_game
     from gamedb.builder.workers import WorkerDied
@@ -123,9 +123,9 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
             f"--db: gamedb build SPEC --db {spec} (gamedb info {spec} shows its SPEC)")
     game = load_game(spec)
     if only_estimate:
-        guess = estimate(game, workers=workers, values_only=values_only,
-                         strategies_from=strategies_from, pages_below=pages_below,
-                         page_min=page_min)
+        guess = estimate(game, workers=processes_here(workers, cluster),
+                         values_only=values_only, strategies_from=strategies_from,
+                         pages_below=pages_below, page_min=page_min)
         click.echo(json.dumps(vars_of(guess)) if as_json else _estimate_table(guess))
         return
     path = db_path or default_db_path(game.spec)
@@ -168,6 +168,7 @@ def _estimate_table(guess: Estimate) -> str:
     available = available_memory()
     rows = [("positions", positions), ("peak memory", size(guess.memory_bytes)),
             ("disk", size(guess.disk_bytes)), ("time", duration(guess.seconds)),
+            ("processes", f"{guess.processes} on this machine"),
             ("memory available", size(available) if available is not None else "unknown")]
     if available is not None:
         rows.append(("verdict", "fits: gamedb build runs" if guess.memory_bytes <= available

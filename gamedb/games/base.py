@@ -346,7 +346,7 @@ def named_actions(game: Game[S], s: S) -> dict[int, dict[int, str]]:
     >>> from gamedb.games import load_game
     >>> game = load_game("tictoe")
     >>> named_actions(game, game.parse_position("board=X... mover=2"))
-    {1: {0: 'pass'}, 2: {1: '1', 2: '2', 3: '3'}}
+    {1: {0: 'pass'}, 2: {1: 'top right', 2: 'bottom left', 3: 'bottom right'}}
     """
     if game.value(s) is not None or game.chance(s) is not None:
         return {1: {}, 2: {}}

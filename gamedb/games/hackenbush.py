@@ -17,7 +17,8 @@ Parameters::
                 (default: 0-1,1-2,1-3,0-4,4-5,5-0,0-0)
 
 Edges are numbered 1, 2, ... in the order the spec lists them; a move is the number of
-the edge it erases, 0 the pass of the player not on move. A position is the set of
+the edge it erases, 0 the pass of the player not on move, and is named for people by
+the edge's number and ends (``edge 3 (1-2)``). A position is the set of
 edges left (a mask: bit i - 1 is edge i) and the player on move.
 
 Canonical keys: a position with player 2 to move is stored as the same edges with
@@ -89,9 +90,10 @@ Positions: space-separated name=value fields, or the word start
   edges  the numbers of the edges left, comma-separated (- when none is left); they
          must all hang from the ground through edges left
   mover  the player on move, 1 or 2 (default 1)
-  A move is the number of the edge it erases; the player not on move has the single
-  move pass (code 0): each stage is a game in which only one player chooses. Values
-  are player 1's expected payoff.
+  A move is the number of the edge it erases, named with its ends as the spec writes
+  them (edge 3 (1-2); play takes the number or the name); the player not on move has
+  the single move pass (code 0): each stage is a game in which only one player
+  chooses. Values are player 1's expected payoff.
 
 Example: a stalk with two leaves, a triangle and a loop on the ground; player 2 to
 move after player 1 erased the loop (edge 7)
@@ -122,8 +124,12 @@ move after player 1 erased the loop (edge 7)
         return (moves, (_PASS,)) if s.mover == 1 else ((_PASS,), moves)
 
     def action_name(self, s: HackenbushState, player: int, action: int) -> str:
-        """Name an action for people: the edge number, ``pass`` for the player not on move."""
-        return str(action) if player == s.mover else "pass"
+        """Name an action for people: ``edge 3 (1-2)`` for erasing edge 3, which joins
+        vertices 1 and 2 (as the spec lists it), ``pass`` for the player not on move."""
+        if player != s.mover:
+            return "pass"
+        u, v = self.edges[action - 1]
+        return f"edge {action} ({u}-{v})"
 
     def next(self, s: HackenbushState, a: int, b: int) -> Distribution[HackenbushState]:
         """Erase the mover's edge (``a`` for player 1, ``b`` for player 2) and what falls."""

@@ -10,7 +10,8 @@ moves that are not bids or cards).
 
 Parameters: none (spec ``tictoe()``).
 
-Cells are numbered 0..3 row by row (``0 1 / 2 3``); a move's label is its cell.
+Cells are numbered 0..3 row by row (``0 1 / 2 3``); a move's label is its cell, and
+its name for people the cell's place (``top left`` .. ``bottom right``).
 
 Canonical keys: the 8 symmetries of the square map lines to lines, and swapping the
 players (X <-> O, mover swapped) negates the value; of the 16 images of a position the
@@ -35,6 +36,7 @@ _LINES = (0b0011, 0b1100, 0b0101, 0b1010)  # rows 0 1 and 2 3, columns 0 2 and 1
 _SYMMETRIES = ((0, 1, 2, 3), (1, 3, 0, 2), (3, 2, 1, 0), (2, 0, 3, 1),
                (0, 2, 1, 3), (3, 1, 2, 0), (1, 0, 3, 2), (2, 3, 0, 1))
 _PASS = 0
+_CELL_NAMES = ("top left", "top right", "bottom left", "bottom right")
 _BOARD_SQL = " || ".join(f"CASE WHEN x >> {c} & 1 THEN 'X' WHEN o >> {c} & 1 "
                          f"THEN 'O' ELSE '.' END" for c in range(_CELLS))
 #: The key of ``TictoeState``, declared once.
@@ -90,7 +92,9 @@ Positions: space-separated name=value fields, or the word start
   mover  the player on move, 1 (X) or 2 (O); optional, the board tells
   A move is the cell to mark, numbered row by row:  0 1
                                                     2 3
-  The player not on move has the single move pass (code 0). Values are X's payoff.
+  show, play and the explorer name it by its place: top left, top right, bottom left,
+  bottom right (play takes the name or the number). The player not on move has the
+  single move pass (code 0). Values are X's payoff.
 
 Example: O to move after X took the top left cell
   gamedb build tictoe --db tictoe.sqlite
@@ -114,8 +118,9 @@ Example: O to move after X took the top left cell
         return (empty, (_PASS,)) if s.mover == 1 else ((_PASS,), empty)
 
     def action_name(self, s: TictoeState, player: int, action: int) -> str:
-        """Name an action for people: the cell, ``pass`` for the player not on move."""
-        return str(action) if player == s.mover else "pass"
+        """Name an action for people: the cell's place (``top left`` for cell 0),
+        ``pass`` for the player not on move."""
+        return _CELL_NAMES[action] if player == s.mover else "pass"
 
     def next(self, s: TictoeState, a: int, b: int) -> Distribution[TictoeState]:
         """Mark the mover's cell (``a`` for X, ``b`` for O)."""

@@ -7,8 +7,11 @@ Three kinds of work, each at a rate measured on this project's 2-core machine
   ~500 positions a second (``goofspiel(num_cards=6,returns_type=point_difference)``
   against random: 50 s; ``oshi_zumo(coins=60,size=3)``: 70 s);
 * an exact match visits every position both agents reach: ~30,000 a second
-  (``goofspiel(num_cards=7)`` random against highest: 127,542 positions in 4.3 s), all
-  of them with an equilibrium (its support is wide), often a sliver without one;
+  (``goofspiel(num_cards=7)`` random against highest: 127,542 positions in 4.3 s), often
+  a sliver of the game; behind an equilibrium (its support is wide) about all of them,
+  and each of its many real positions reads strategies: ~300 positions of the game a
+  second (CPU: ``jujitsu(num_cards=8)`` equilibrium against random, 2,686 in 18 s;
+  6-card Goofspiel, 26,029 in 48 s), with a file or without;
 * a simulated game costs ~0.2 ms a move (``jujitsu(num_cards=8)``, 2,000 games in ~3 s
   once solved).
 
@@ -17,7 +20,7 @@ once more. Work estimated past ``LIMIT_SECONDS`` is refused in one line with the
 estimate and what to do instead (``--force`` runs it anyway).
 
 >>> from gamedb.games import load_game
->>> match_cost(load_game("jujitsu(num_cards=4)"), ["equilibrium", "random"]).solved
+>>> match_cost(load_game("jujitsu(num_cards=4)"), [("equilibrium", "random")]).solved
 32
 """
 
@@ -35,6 +38,9 @@ from gamedb.games.expansion import root_of
 SOLVED_PER_SECOND = 500
 #: Positions an exact match visits a second.
 VISITED_PER_SECOND = 30_000
+#: Positions of the game an exact match walks a second when an agent follows an
+#: equilibrium (it reaches about every position, each read in many real ones).
+EQUILIBRIUM_WALKED_PER_SECOND = 300
 #: Seconds a simulated move takes (both agents choose, the game moves on).
 MOVE_SECONDS = 0.2e-3
 #: Work estimated past this is refused without ``--force``.
@@ -65,33 +71,41 @@ class Cost:
     seconds: float
 
 
-def match_cost(game: Game[Any], names: Sequence[str], *, has_file: bool = False,
-               games: int | None = None, matches: int = 1, closed_form: bool = False) -> Cost:
-    """Estimate the work of ``matches`` matches among the agents ``names``.
+def match_cost(game: Game[Any], pairs: Sequence[tuple[str, str]], *, has_file: bool = False,
+               games: int | None = None, closed_form: bool = False,
+               stored: int | None = None) -> Cost:
+    """Estimate the work of a match (one pair of agents) or a tournament (each of its
+    matches: a pairing in each seat).
 
     Args:
         game: the game.
-        names: the agents, as ``make_agent`` reads them.
-        has_file: a database gives the equilibrium (nothing is solved on the fly).
+        pairs: the agents of each match (player 1's, player 2's), as ``make_agent``
+            reads them.
+        has_file: a database gives the equilibrium (nothing is solved on the fly but
+            ``equilibrium-vs:``'s LPs).
         games: games simulated per match (None: exact matches).
-        matches: how many matches (a tournament's pairings, both seats).
         closed_form: the exact matches have a closed form (``prize_match``).
+        stored: the file's positions (the game's are counted otherwise).
     """
+    names = {name for pair in pairs for name in pair}
     solving = 0 if has_file else sum(1 for name in names if _solves(name))
     solving += sum(name.count("equilibrium-vs:") for name in names)  # an LP a position each
     passes = sum(name.count("best-response:") for name in names)  # a walk over the game each
-    # an exact match is counted with the solving it needs: what agents of their own reach
-    # is often a sliver of the game (nim's highest against random), and counting every
-    # position of a big game takes longer than that walk
-    walks = games is None and not closed_form and solving > 0
-    positions, exact = 0, True
-    if solving or passes:
+    # exact matches behind an equilibrium walk about the whole game; the others are
+    # counted only beside solving: what agents of their own reach is often a sliver of
+    # the game (nim's highest against random), and counting every position of a big
+    # game takes longer than that walk
+    exact_walks = games is None and not closed_form
+    behind = sum(any(map(_solves, pair)) for pair in pairs) if exact_walks else 0
+    others = len(pairs) - behind if exact_walks and solving > 0 else 0
+    positions, exact = (stored, True) if stored is not None else (0, True)
+    if stored is None and (solving or passes or behind):
         positions, exact = _positions(game)
     solved = positions * solving
-    visited = positions * ((matches if walks else 0) + passes)
-    moves = (games or 0) * matches * _length(game)
-    seconds = (solved / SOLVED_PER_SECOND + visited / VISITED_PER_SECOND
-               + moves * MOVE_SECONDS)
+    visited = positions * (behind + others + passes)
+    moves = (games or 0) * len(pairs) * _length(game)
+    seconds = (solved / SOLVED_PER_SECOND + positions * (others + passes) / VISITED_PER_SECOND
+               + positions * behind / EQUILIBRIUM_WALKED_PER_SECOND + moves * MOVE_SECONDS)
     return Cost(positions, exact, solved, visited, moves, seconds)
 
 

@@ -101,9 +101,12 @@ def _ask(game: Any, state: Any, seat: int, read: Read, write: Write, eq: Equilib
         if name != "pass":
             write(f"your only {game.action_noun}: {name} (played for you)")
         return only
-    # a name, or the number of a move named by a word (a pass); never the internal
-    # number of a move named otherwise (committed Goofspiel's order 3-2-1 is not "5")
-    typed = {str(a): a for a, name in legal.items() if not any(c.isdigit() for c in name)}
+    # a name, or the number of a move named by words (a pass, a Tic-Toe cell) or by its
+    # own number after the noun ("edge 3 (1-2)"); never the internal number of a move
+    # named otherwise (committed Goofspiel's order 3-2-1 is not "5")
+    typed = {str(a): a for a, name in legal.items()
+             if not any(c.isdigit() for c in name)
+             or name.startswith(f"{game.action_noun} {a} ")}
     typed |= {name: a for a, name in legal.items()}
     noun, names = game.action_noun, ", ".join(legal.values())
     while True:

@@ -1,8 +1,16 @@
-"""One writer per file: an advisory ``flock`` on ``<db>.lock`` naming its holder.
+"""One writer per file: an advisory ``flock`` on ``<db>.lock`` naming its holder, and
+one on the database file itself.
 
 The holder unlinks the lock file when it is done; a builder that opened the file before
 then and locks it afterwards sees that the path no longer names its file and starts over
 (the race of tox-dev/filelock#574, where two builders both got in).
+
+The lock file goes by the database's name, so a hard link (another name of the same
+file) has another lock file: the flock on the database file's own inode refuses the
+second builder there (two builders under two names each kept a WAL of their own,
+``NAME-wal``, and damaged the file). SQLite's own locks are POSIX record locks, which
+Linux keeps apart from ``flock``; the descriptor is opened before SQLite opens the file
+and closed after the build has closed it, so closing it drops none of SQLite's locks.
 
 The kernel drops the lock when the holder dies (even by SIGKILL), so a crashed build
 never leaves a stale lock behind; readers never take it.
@@ -30,7 +38,10 @@ class BuildLock:
 
     def __init__(self, db_path: Path):
         self.path = db_path.with_name(db_path.name + ".lock")
+        self._db = db_path
         self._fd: int | None = None
+        self._db_fd: int | None = None
+        self._created = False
 
     def acquire(self) -> None:
         """Take the lock or raise ``BuildLocked`` saying who holds it."""
@@ -44,6 +55,33 @@ class BuildLock:
         os.pwrite(fd, json.dumps(info).encode(), 0)
         self._fd = fd
         _HELD.add(self)
+        try:
+            self._lock_database_file()
+        except BaseException:
+            self.release()
+            raise
+
+    def _lock_database_file(self) -> None:
+        """Lock the database file's inode (created empty if it does not exist yet), or
+        raise ``BuildLocked``: another builder holds it under another name."""
+        try:
+            fd = os.open(self._db, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+            self._created = True
+        except FileExistsError:
+            try:
+                fd = os.open(self._db, os.O_RDONLY)
+            except OSError:
+                return  # not a file this builder can read: its own checks say so
+        except OSError:
+            return  # e.g. a folder of that name: the builder's own checks say so
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise BuildLocked(f"{self._db} is being built by another process under another "
+                              "name of the same file (a hard link); wait for it or stop "
+                              "that process") from None
+        self._db_fd = fd
 
     def _locked_fd(self) -> int:
         """Open the lock file and lock it (it may be unlinked by then)."""
@@ -63,21 +101,36 @@ class BuildLock:
         return fd
 
     def _forget_in_child(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        for fd in (self._fd, self._db_fd):
+            if fd is not None:
+                os.close(fd)
+        self._fd = self._db_fd = None
 
     def release(self) -> None:
         """Give the lock up (idempotent)."""
         if self._fd is None:
             return
         try:
+            self._release_database_file()
             self.path.unlink(missing_ok=True)
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
             _HELD.discard(self)
+
+
+    def _release_database_file(self) -> None:
+        """Unlock the database file; remove it if this lock created it and nothing was
+        written to it (a build refused before its first write leaves no file)."""
+        if self._db_fd is None:
+            return
+        fd, self._db_fd = self._db_fd, None
+        try:
+            if self._created and os.fstat(fd).st_size == 0 and _same_file(fd, self._db):
+                self._db.unlink(missing_ok=True)
+        finally:
+            os.close(fd)  # closing drops the flock
 
 
 #: Locks held by this process. A forked worker closes its copies of their descriptors,

@@ -7,7 +7,9 @@ Safety rules, each with a test in ``tests/web/test_api.py``:
 * every file is opened read-only (``open_db``), for one request at a time;
 * every parameter is capped (``MAX_PARAMETER`` characters) and every answer is bounded:
   a probe reads one position and its successors, a solve is capped at
-  ``SOLVE_LIMIT`` positions and runs one at a time (a second gets 429);
+  ``SOLVE_LIMIT`` positions and runs in a child process (``solving.py``), one at a time
+  (a second gets 429), stopped after ``--solve-seconds`` (400 saying so), so it never
+  slows the other requests;
 * every error is JSON ``{"error": "..."}`` with a 4xx status: 422 for a served file
   that cannot be read (damaged since the server started), with what is wrong and never
   a folder of the server's; 500 only for a bug, which the server logs in one line and
@@ -18,9 +20,8 @@ Safety rules, each with a test in ``tests/web/test_api.py``:
 from __future__ import annotations
 
 import functools
-import importlib
+import importlib.util
 import sys
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
@@ -37,7 +38,9 @@ from gamedb.explore import info_json, show_json, successors
 from gamedb.games import GameError, load_game
 from gamedb.store import GameDB, NotSolved, StoreError, open_db
 from gamedb.store.errors import DATABASE_ERRORS, describe_database_error
+from gamedb.store.lock import build_running
 from gamedb.store.migrate import SchemaOutOfDate
+from gamedb.web.solving import SOLVE_SECONDS, Solver, SolveRefused
 
 #: Longest parameter accepted, in characters (a 13-card position is ~100).
 MAX_PARAMETER = 1000
@@ -94,14 +97,15 @@ class ServedFiles:
             yield db
 
 
-def create_app(paths: Sequence[Path]) -> Starlette:
-    """Return the ASGI application serving ``paths`` (each must be a gamedb file).
+def create_app(paths: Sequence[Path], *, solve_seconds: float = SOLVE_SECONDS) -> Starlette:
+    """Return the ASGI application serving ``paths`` (each must be a gamedb file); an
+    ``/api/solve`` runs for at most ``solve_seconds``.
 
     Raises:
         NotAGameDB, SchemaOutOfDate, SpecMismatch: a file cannot be served.
     """
     files = ServedFiles(paths)
-    solving = threading.Lock()
+    solver = Solver(SOLVE_LIMIT, solve_seconds)
     pages = {name: resources.files("gamedb.web").joinpath("static").joinpath(name).read_bytes()
              for name in STATIC}
     routes = [
@@ -111,7 +115,7 @@ def create_app(paths: Sequence[Path]) -> Starlette:
         Route("/api/dbs", _api(files, lambda q: _dbs(files))),
         Route("/api/show", _api(files, lambda q: _show(files, q))),
         Route("/api/next", _api(files, lambda q: _next(files, q))),
-        Route("/api/solve", _api(files, lambda q: _solve(solving, q))),
+        Route("/api/solve", _api(files, lambda q: _solve(solver, q))),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
 
@@ -157,7 +161,7 @@ def _query(request: Request) -> Query:
 def _error(exc: Exception, where: str) -> tuple[int, str]:
     """Return the status and one-line message of an error (those of a served file that
     cannot be read, and bugs, are logged)."""
-    if isinstance(exc, ApiError):
+    if isinstance(exc, (ApiError, SolveRefused)):
         return exc.status, str(exc)
     if isinstance(exc, GameError):
         return 400, str(exc)
@@ -195,7 +199,9 @@ def _dbs(files: ServedFiles) -> dict[str, Any]:
     for name in files.paths:
         try:
             with files.open(name) as db:
-                info = info_json(db.info())
+                summary = db.info()
+            running = False if summary.status == "complete" else build_running(files.paths[name])
+            info = info_json(summary, running)
         except _FILE_ERRORS as exc:
             listed.append({"name": name, "error": files.unpathed(_error(exc, name)[1])})
             continue
@@ -220,24 +226,13 @@ def _next(files: ServedFiles, query: Query) -> dict[str, Any]:
         {"prob": o.prob, "position": o.position, "label": o.label} for o in outcomes]}
 
 
-def _solve(solving: threading.Lock, query: Query) -> dict[str, Any]:
+def _solve(solver: Solver, query: Query) -> dict[str, Any]:
     spec, position = _required(query, "spec"), _required(query, "position")
-    solve_position = _solver()
-    if not solving.acquire(blocking=False):
-        raise ApiError(429, "another solve is running; try again in a moment")
-    try:
-        shown: dict[str, Any] = solve_position(spec, position, max_positions=SOLVE_LIMIT)
-    finally:
-        solving.release()
-    return shown
+    if not _has_subgame():
+        raise ApiError(501, "this gamedb has no subgame solver (gamedb.subgame)")
+    return solver.solve(spec, position)
 
 
 @functools.cache
-def _solver() -> Any:
-    """Return ``gamedb.subgame.solve_json`` (imported on first use), or raise 501."""
-    try:
-        return importlib.import_module("gamedb.subgame").solve_json
-    except ModuleNotFoundError as exc:
-        if exc.name != "gamedb.subgame":
-            raise
-        raise ApiError(501, "this gamedb has no subgame solver (gamedb.subgame)") from None
+def _has_subgame() -> bool:
+    return importlib.util.find_spec("gamedb.subgame") is not None

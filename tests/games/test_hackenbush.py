@@ -192,3 +192,27 @@ def test_bad_pictures_are_refused_in_one_line(spec: str, message: str) -> None:
 def test_bad_positions_are_refused_in_one_line(text: str, message: str) -> None:
     with pytest.raises(GameError, match=message):
         load_game("hackenbush(edges=0-1,1-2,1-3)").parse_position(text)
+
+
+def test_moves_are_named_by_their_edge_in_show_the_api_names_and_play(built) -> None:  # type: ignore[no-untyped-def]
+    """Moves were bare edge numbers ("3") in show, play, the API and the explorer."""
+    import json
+
+    from click.testing import CliRunner
+
+    from gamedb.cli import cli
+    from gamedb.games.base import named_actions
+
+    spec = "hackenbush(edges=0-1,1-2,0-0)"
+    game = load_game(spec)
+    names = named_actions(game, game.parse_position("edges=1,2,3 mover=1"))
+    assert names == {1: {1: "edge 1 (0-1)", 2: "edge 2 (1-2)", 3: "edge 3 (0-0)"},
+                     2: {0: "pass"}}
+    db = str(built(spec))
+    shown = CliRunner().invoke(cli, ["show", db, "start"]).stdout
+    assert "edge 2 (1-2)" in shown
+    api = json.loads(CliRunner().invoke(cli, ["show", db, "start", "--json"]).stdout)
+    assert api["names"]["1"]["3"] == "edge 3 (0-0)"
+    played = CliRunner().invoke(cli, ["play", db, "--seed", "1"],
+                                input="3\nedge 1 (0-1)\n")  # the number, or the whole name
+    assert "you played edge 3 (0-0)" in played.stdout, played.stdout

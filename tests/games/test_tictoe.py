@@ -96,3 +96,26 @@ def test_tictoe_takes_no_parameters() -> None:
     with pytest.raises(GameError, match="unknown parameter"):
         load_game("tictoe(size=3)")
     assert load_game("tictoe").spec == "tictoe()"
+
+
+def test_moves_are_named_by_their_cell_in_show_the_api_names_and_play(built) -> None:  # type: ignore[no-untyped-def]
+    """Moves were bare cell numbers ("0".."3") in show, play, the API and the explorer."""
+    import json
+
+    from click.testing import CliRunner
+
+    from gamedb.cli import cli
+    from gamedb.games.base import named_actions
+
+    game = load_game("tictoe")
+    names = named_actions(game, game.parse_position("board=X... mover=2"))
+    assert names == {1: {0: "pass"}, 2: {1: "top right", 2: "bottom left", 3: "bottom right"}}
+    db = str(built("tictoe"))
+    shown = CliRunner().invoke(cli, ["show", db, "start"]).stdout
+    assert "top left" in shown and "bottom right" in shown
+    api = json.loads(CliRunner().invoke(cli, ["show", db, "start", "--json"]).stdout)
+    assert api["names"]["1"] == {"0": "top left", "1": "top right", "2": "bottom left",
+                                 "3": "bottom right"}
+    played = CliRunner().invoke(cli, ["play", db, "--seed", "1"],
+                                input="top left\n3\n1\n2\n")
+    assert "you played top left" in played.stdout, played.stdout

@@ -150,10 +150,11 @@ def test_an_action_one_player_cannot_make_is_marked_not_legal(built) -> None:  #
 
 
 def test_strategy_bars_name_the_pass_of_a_turn_based_game(tmp_path: Path) -> None:
-    """Tic-Toe: X's cell 0 and O's pass share the action number 0; the tick says both."""
+    """Tic-Toe: X's cell 0 (top left) and O's pass share the action number 0; the tick
+    says both."""
     path = tmp_path / "t.sqlite"
     build("tictoe", path)
     with open_db(path) as db:
         bars = strategy_bars(db, "start")
-    assert bars.labels[bars.actions.index(0)] == "0 / pass"
-    assert bars.labels[1:] == tuple(str(a) for a in bars.actions[1:])
+    assert bars.labels[bars.actions.index(0)] == "top left / pass"
+    assert bars.labels[1:] == ("top right", "bottom left", "bottom right")

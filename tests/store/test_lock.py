@@ -33,3 +33,27 @@ def test_a_builder_that_opened_the_lock_file_before_it_was_released_cannot_share
         second.release()
     third.acquire()
     third.release()
+
+
+def test_a_second_builder_through_a_hard_link_is_refused_while_the_first_holds_it(
+        tmp_path: Path) -> None:
+    db, link = tmp_path / "x.sqlite", tmp_path / "link.sqlite"
+    first = BuildLock(db)
+    first.acquire()  # a fresh build: the file does not exist yet, the lock creates it
+    try:
+        link.hardlink_to(db)
+        with pytest.raises(BuildLocked, match="another name"):
+            BuildLock(link).acquire()
+    finally:
+        first.release()
+    second = BuildLock(link)
+    second.acquire()
+    second.release()
+
+
+def test_a_lock_released_before_anything_was_written_leaves_no_file(tmp_path: Path) -> None:
+    db = tmp_path / "x.sqlite"
+    lock = BuildLock(db)
+    lock.acquire()
+    lock.release()
+    assert list(tmp_path.iterdir()) == []

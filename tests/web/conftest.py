@@ -61,12 +61,13 @@ class Server:
                 return Answer(error.code, None)
 
 
-def start_server(paths: list[Path]) -> Server:
-    """Start ``gamedb serve`` on a free port and wait for its ready line."""
+def start_server(paths: list[Path], *options: str) -> Server:
+    """Start ``gamedb serve`` on a free port (with ``options``) and wait for its ready
+    line."""
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     log = tempfile.TemporaryFile("w+")  # a file, not a pipe: the server never blocks on it
     process = subprocess.Popen([sys.executable, "-m", "gamedb", "serve", *map(str, paths),
-                                "--port", "0"], stdout=subprocess.PIPE, stderr=log,
+                                "--port", "0", *options], stdout=subprocess.PIPE, stderr=log,
                                text=True, env=env)
     line = process.stdout.readline() if process.stdout else ""
     if "http://" not in line:

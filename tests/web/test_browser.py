@@ -394,3 +394,67 @@ def test_every_family_is_played_to_the_end_at_phone_and_desktop_width(
         page.driver.save_screenshot(str(shots / f"serve-{width}-end-{name.split('_')[0].split('.')[0]}.png"))
     finally:
         page.driver.set_window_size(1280, 1000)
+
+
+def _click_drawn(page: Page, player: int, action: int, part: str = "") -> None:
+    """Click the drawing's element of ``player``'s ``action`` (``part``: a descendant)."""
+    drawn = page.driver.find_element(
+        "css selector", f'#board .move[data-player="{player}"][data-action="{action}"] {part}')
+    drawn.click()
+
+
+def _moved_by_drawing(page: Page, server: Server, name: str, position: str,
+                      clicks: list[tuple[int, int, str]]) -> None:
+    """Click ``clicks`` (player, action, part) on the drawing; the position must be where
+    /api/next says those actions lead (the pass of the player not on move is picked for
+    them, as with the rows)."""
+    page.open(name, position)
+    before = page.loads()
+    for player, action, part in clicks:
+        _click_drawn(page, player, action, part)
+    page.wait(lambda: page.loads() > before)
+    chosen = {player: action for player, action, _ in clicks}
+    a1, a2 = chosen.get(1, 0), chosen.get(2, 0)
+    want = server.get("api/next", db=name, position=position, a1=str(a1), a2=str(a2))
+    assert page.text("where-text") == want.body["outcomes"][0]["position"]
+    assert page.text("error") == ""
+
+
+def test_clicking_cards_heaps_cells_and_edges_on_the_drawing_plays_them(
+        page: Page, server: Server, shots: Path) -> None:
+    """The drawing's cards, counters, cells and edges are the moves, as the rows are."""
+    position = "hand1=1,3,5 hand2=2,4,8 pot=0 diff=-1"
+    page.open(J8, position)
+    _click_drawn(page, 1, 5)
+    picked = page.driver.find_element("css selector", '#board .move[data-player="1"][data-action="5"]')
+    assert "picked" in picked.get_attribute("class")  # shown until player 2 picks too
+    page.driver.save_screenshot(str(shots / "serve-draw-click-card.png"))
+    _moved_by_drawing(page, server, J8, position, [(1, 5, ""), (2, 8, "")])
+    # the 2nd counter of the heap of 3 takes it and the one after it: take 2 from heap 3
+    _moved_by_drawing(page, server, "nim.sqlite", "heaps=1,2,3 mover=1",
+                      [(1, 302, "")])
+    _moved_by_drawing(page, server, "tictoe.sqlite", "board=X... mover=2", [(2, 3, "")])
+    _moved_by_drawing(page, server, "hackenbush.sqlite", "edges=1,2,4,5,6,7 mover=2",
+                      [(2, 7, "text")])  # the loop on the ground, by its number
+
+
+def test_a_heap_counter_takes_itself_and_the_counters_after_it(page: Page) -> None:
+    page.open("nim.sqlite", "heaps=1,2,3 mover=1")
+    counters = page.driver.find_elements("css selector", "#board .heap")[2].find_elements(
+        "css selector", ".counter")
+    assert [int(c.get_attribute("data-action")) for c in counters] == [303, 302, 301]
+    assert counters[1].get_attribute("title") == "take 2 from heap 3"
+
+
+def test_while_playing_only_your_own_moves_on_the_drawing_are_clickable(page: Page) -> None:
+    page.open(J8)
+    page.driver.find_element("css selector", '#seat option[value="1"]').click()
+    before = page.loads()
+    page.driver.find_element("id", "play").click()
+    page.wait(lambda: page.loads() > before)
+    theirs = page.driver.find_elements("css selector", '#board .move[data-player="2"]')
+    assert theirs and all("locked" in t.get_attribute("class") for t in theirs)
+    before = page.loads()
+    _click_drawn(page, 1, 8)
+    page.wait(lambda: page.loads() > before)
+    assert "you played 8" in page.text("log-lines")

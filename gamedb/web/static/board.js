@@ -3,6 +3,9 @@
 // name: hands and prizes are drawn as cards, coins and a wrestler's place as a ring,
 // heaps as rows of counters, a board as a grid of cells, edges as a graph standing on
 // the ground (SVG). A position whose fields the page does not know is not drawn.
+// A card in a hand, a heap's counter, an empty cell and an edge left are also moves: the
+// element of a legal action carries class "move" with data-player and data-action (the
+// API's action codes, docs/api.md), and explorer.js plays it when clicked, as a row.
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -42,23 +45,45 @@ function svg(tag, attributes, text) {
 function drawPosition(shown) {
   const fields = positionFields(shown.position);
   const params = specParams(shown.spec);
-  if ("hand1" in fields && "hand2" in fields) return drawCards(fields, params);
+  if ("hand1" in fields && "hand2" in fields) return drawCards(fields, params, shown);
   if ("coins1" in fields && "pos" in fields) return drawRing(fields, params);
   if (shown.payoff !== null) delete fields.mover;  // the game is over: nobody moves
-  if ("heaps" in fields) return drawHeaps(fields);
-  if ("board" in fields) return drawGrid(fields);
-  if ("edges" in fields && params.edges) return drawGraph(fields, params);
+  if ("heaps" in fields) return drawHeaps(fields, shown);
+  if ("board" in fields) return drawGrid(fields, shown);
+  if ("edges" in fields && params.edges) return drawGraph(fields, params, shown);
   return null;
 }
 
-function cardRow(label, cards, className, gone = []) {
+// Mark ``node`` as ``player``'s move ``action`` where that is a legal action here (its
+// title: the move's name); return ``node``.
+function asMove(node, shown, player, action) {
+  if (!(shown.actions[String(player)] || []).includes(action)) return node;
+  node.classList.add("move");
+  node.setAttribute("data-player", String(player));
+  node.setAttribute("data-action", String(action));
+  node.setAttribute("tabindex", "0");
+  node.setAttribute("role", "button");
+  const name = `${shown.names[String(player)][String(action)]} (player ${player})`;
+  if (node instanceof SVGElement) node.prepend(svg("title", {}, name));
+  else node.title = shown.names[String(player)][String(action)];
+  return node;
+}
+
+// The player who moves in a turn-based position (the other only passes), or null.
+function moverOf(shown) {
+  const movers = [1, 2].filter((p) => (shown.actions[String(p)] || []).length > 1 ||
+    ((shown.actions[String(p)] || []).length === 1 && shown.names[String(p)][String(shown.actions[String(p)][0])] !== "pass"));
+  return movers.length === 1 ? movers[0] : null;
+}
+
+function cardRow(label, cards, className, gone = [], playable = (face) => face) {
   const row = el("div", "cards");
   row.append(el("span", "what", label));
   const all = [...cards.map((c) => [c, false]), ...gone.map((c) => [c, true])].sort((a, b) => a[0] - b[0]);
   for (const [card, out] of all) {
     const face = el("span", `card ${className}${out ? " gone" : ""}`, String(card));
     face.title = out ? `${card}: played` : `${card}: in hand`;
-    row.append(face);
+    row.append(out ? face : playable(face, card));
   }
   if (!all.length) row.append(el("span", "none", "none"));
   return row;
@@ -68,12 +93,14 @@ function range(n) { return Array.from({length: n}, (_, i) => i + 1); }
 
 // Cards in both hands (played ones faded), the prize on the table, the prizes left and
 // taken, and the score (a pot of carried points where the position has one).
-function drawCards(fields, params) {
+function drawCards(fields, params, shown) {
   const hand1 = numbers(fields.hand1), hand2 = numbers(fields.hand2);
   const n = Number(params.num_cards) || Math.max(0, ...hand1, ...hand2);
   const box = el("div", "drawing table-top");
   box.dataset.kind = "cards";
-  box.append(cardRow("player 1", hand1, "p1", range(n).filter((c) => !hand1.includes(c))));
+  const playable = (player) => (face, card) => asMove(face, shown, player, card);
+  box.append(cardRow("player 1", hand1, "p1", range(n).filter((c) => !hand1.includes(c)),
+                     playable(1)));
   if ("prizes" in fields) {
     const left = numbers(fields.prizes);
     const prize = fields.prize ? Number(fields.prize) : null;
@@ -91,7 +118,8 @@ function drawCards(fields, params) {
     if (!taken.length) middle.append(el("span", "none", "none"));
     box.append(middle);
   }
-  box.append(cardRow("player 2", hand2, "p2", range(n).filter((c) => !hand2.includes(c))));
+  box.append(cardRow("player 2", hand2, "p2", range(n).filter((c) => !hand2.includes(c)),
+                     playable(2)));
   const diff = Number(fields.diff || 0);
   const pot = Number(fields.pot || 0);
   const score = diff > 0 ? `player 1 leads by ${diff}` : diff < 0 ? `player 2 leads by ${-diff}` : "level";
@@ -130,13 +158,21 @@ function drawRing(fields, params) {
   return picture;
 }
 
-function drawHeaps(fields) {
+// Heaps as rows of counters. A counter is the move that takes it and the counters after
+// it (a heap move's code is 100 x heap + take, docs/api.md; of equal heaps the first is
+// the move's heap).
+function drawHeaps(fields, shown) {
   const box = el("div", "drawing heaps");
   box.dataset.kind = "heaps";
-  numbers(fields.heaps).forEach((size, i) => {
+  const sizes = numbers(fields.heaps), mover = moverOf(shown);
+  sizes.forEach((size, i) => {
     const row = el("div", "heap");
     row.append(el("span", "what", `heap ${i + 1}`));
-    for (let k = 0; k < size; k++) row.append(el("span", "counter"));
+    const first = sizes.indexOf(size) + 1;
+    for (let k = 0; k < size; k++) {
+      const counter = el("span", "counter");
+      row.append(mover ? asMove(counter, shown, mover, 100 * first + size - k) : counter);
+    }
     row.append(el("span", "count", String(size)));
     box.append(row);
   });
@@ -144,16 +180,19 @@ function drawHeaps(fields) {
   return box;
 }
 
-function drawGrid(fields) {
+// A board as a grid of cells, row by row; an empty cell is the move that marks it (its
+// action code is the cell's number).
+function drawGrid(fields, shown) {
   const cells = [...fields.board];
   const side = Math.round(Math.sqrt(cells.length)) || 1;
   const grid = el("div", "drawing grid");
   grid.dataset.kind = "grid";
   grid.style.gridTemplateColumns = `repeat(${side}, 48px)`;
+  const mover = moverOf(shown);
   cells.forEach((mark, i) => {
     const cell = el("span", "cell" + (mark === "." ? " empty" : ""), mark === "." ? String(i) : mark);
     cell.title = mark === "." ? `cell ${i}: empty` : `cell ${i}: ${mark}`;
-    grid.append(cell);
+    grid.append(mark === "." && mover ? asMove(cell, shown, mover, i) : cell);
   });
   const box = el("div", "drawing-box");
   box.append(grid);
@@ -163,8 +202,10 @@ function drawGrid(fields) {
 
 // Edges as a graph standing on the ground: vertex 0 is the ground line, the others are
 // placed by their distance from it; each edge is labelled with its number (the move
-// that erases it); an erased or fallen edge is drawn faint and dashed.
-function drawGraph(fields, params) {
+// that erases it: the edge and its number are clicked to erase it); an erased or fallen
+// edge is drawn faint and dashed.
+function drawGraph(fields, params, shown) {
+  const mover = moverOf(shown);
   const edges = params.edges.split(",").map((e) => e.split("-").map(Number));
   const left = new Set(numbers(fields.edges));
   const depth = {0: 0}, queue = [0];  // breadth first: each vertex's distance from the ground
@@ -212,8 +253,11 @@ function drawGraph(fields, params) {
       path = `M ${x1} ${y1} Q ${cx} ${cy} ${x2} ${y2}`;
       [lx, ly] = [(x1 + 2 * cx + x2) / 4, (y1 + 2 * cy + y2) / 4];
     }
-    picture.append(svg("path", {d: path, class: "edge" + (on ? "" : " gone"), "data-edge": number}));
-    picture.append(svg("text", {x: lx + 7, y: ly - 5, class: "label" + (on ? "" : " gone")}, String(number)));
+    const group = svg("g", {class: "edge-group"});
+    group.append(svg("path", {d: path, class: "edge" + (on ? "" : " gone"), "data-edge": number}));
+    if (on) group.append(svg("path", {d: path, class: "hit"}));  // a wide target to click
+    group.append(svg("text", {x: lx + 7, y: ly - 5, class: "label" + (on ? "" : " gone")}, String(number)));
+    picture.append(on && mover ? asMove(group, shown, mover, number) : group);
   });
   for (const [v, [x, y]] of Object.entries(place)) {
     picture.append(svg("circle", {cx: x, cy: y, r: 4, class: "vertex", "data-vertex": v}));

@@ -129,11 +129,29 @@ function render() {
   $("status").textContent = statusText(shown);
   renderCrumbs();
   const picture = drawPosition(shown);  // board.js
+  if (picture) wireDrawing(picture);
   $("board").replaceChildren(...(picture ? [picture] : []));
   $("board").hidden = !picture;
   renderChance(shown);
   for (const player of [1, 2]) renderPlayer(shown, player);
   renderMatrix(shown);
+}
+
+// The drawing's moves (board.js marks them) are clicked like the table's rows: a player's
+// own when playing, either player's when exploring; a picked one stays marked.
+function wireDrawing(picture) {
+  for (const node of picture.querySelectorAll(".move")) {
+    const player = Number(node.getAttribute("data-player"));
+    const action = Number(node.getAttribute("data-action"));
+    if (state.picked[player] === action) node.classList.add("picked");
+    if (!clickable(player)) {
+      node.classList.add("locked");
+      node.removeAttribute("tabindex");
+      continue;
+    }
+    node.addEventListener("click", () => pick(player, action));
+    node.addEventListener("keydown", (e) => { if (e.key === "Enter") pick(player, action); });
+  }
 }
 
 // The value of each pair of actions (player 1's, rows against player 2's columns), on

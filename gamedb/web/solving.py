@@ -1,0 +1,166 @@
+"""``/api/solve``'s solves, in a process of their own, one at a time, each time-limited.
+
+A solve is CPU-bound Python and compiled code: run in the server's own process it held
+the interpreter's lock, and every other request waited for it (an ``/api/show`` of
+15 ms took 2 s beside a 7 s solve). Here one worker process solves, one request at a
+time (another gets 429 at once); it is started on the first solve (spawned, not forked
+from the threaded server) and loads the compiled solver once before it says it is
+ready, so a small solve takes tens of milliseconds. A solve still running after
+``seconds`` is stopped with its worker (SIGTERM: its temporary file is removed on the
+way out; SIGKILL if it does not end) and answered with a 4xx saying so; the next solve
+starts a new worker.
+
+Nothing here imports Starlette, or the solver at the top: the worker imports this
+module to run ``_serve_solves``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import threading
+from multiprocessing.connection import Connection
+from typing import Any
+
+#: Seconds an on-demand solve may run by default (``gamedb serve --solve-seconds``).
+SOLVE_SECONDS = 30.0
+#: Seconds a new worker may take to import and load the compiled solver.
+_START_SECONDS = 120.0
+#: Seconds a stopped worker gets to clean up before it is killed.
+_GRACE = 5.0
+
+
+class SolveRefused(Exception):
+    """A solve that was not answered: a 4xx ``status`` and a one-line message."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class Solver:
+    """Solve positions in a worker process, one at a time, each for at most ``seconds``."""
+
+    def __init__(self, max_positions: int, seconds: float = SOLVE_SECONDS):
+        self.max_positions = max_positions
+        self.seconds = seconds
+        self._busy = threading.Lock()
+        self._worker: Any = None
+        self._pipe: Connection | None = None
+
+    def solve(self, spec: str, position: str) -> dict[str, Any]:
+        """Return ``gamedb.subgame.solve_json(spec, position)``.
+
+        Raises:
+            SolveRefused: another solve runs (429), the solve took too long (400).
+            GameError: a bad spec or position, or a subgame over the cap.
+            RuntimeError: the worker failed (a bug in the solve; the worker killed).
+        """
+        if not self._busy.acquire(blocking=False):
+            raise SolveRefused(429, "another solve is running; try again in a moment")
+        try:
+            pipe = self._started()
+            pipe.send((spec, position, self.max_positions))
+            if not pipe.poll(self.seconds):
+                self.stop()
+                raise SolveRefused(400, f"this solve took longer than {self.seconds:g} s, "
+                                   "the server's limit, and was stopped; run gamedb solve "
+                                   "SPEC POSITION on your machine (no time limit there)")
+            kind, payload = self._received(pipe)
+        finally:
+            self._busy.release()
+        return _answer(kind, payload)
+
+    def stop(self) -> None:
+        """Stop the worker: SIGTERM, then SIGKILL after a grace (idempotent)."""
+        worker, self._worker = self._worker, None
+        if self._pipe is not None:
+            self._pipe.close()
+            self._pipe = None
+        if worker is None:
+            return
+        worker.terminate()
+        worker.join(_GRACE)
+        if worker.exitcode is None:
+            worker.kill()
+            worker.join()
+
+    def _started(self) -> Connection:
+        """The pipe to a ready worker, started (and waited for) if there is none."""
+        if self._pipe is not None and self._worker is not None and self._worker.is_alive():
+            return self._pipe
+        self.stop()
+        context = multiprocessing.get_context("spawn")
+        self._pipe, theirs = context.Pipe()
+        self._worker = context.Process(target=_serve_solves, args=(theirs,), daemon=True,
+                                       name="gamedb-serve-solver")
+        self._worker.start()
+        theirs.close()
+        if not self._pipe.poll(_START_SECONDS):
+            self.stop()
+            raise RuntimeError(f"the solver's process was not ready in {_START_SECONDS:g} s")
+        self._received(self._pipe)  # ("ready", None)
+        return self._pipe
+
+    def _received(self, pipe: Connection) -> tuple[str, Any]:
+        try:
+            kind, payload = pipe.recv()
+        except (EOFError, OSError):
+            worker = self._worker
+            self.stop()
+            code = worker.exitcode if worker is not None else None
+            raise RuntimeError(f"the solver's process ended without an answer (exit status "
+                               f"{code})") from None
+        return kind, payload
+
+
+def _answer(kind: str, payload: Any) -> dict[str, Any]:
+    from gamedb.games import GameError
+
+    if kind == "game":
+        raise GameError(payload)
+    if kind == "bug":
+        raise RuntimeError(f"in the solver's process: {payload}")
+    answer: dict[str, Any] = payload
+    return answer
+
+
+def _serve_solves(pipe: Connection) -> None:
+    """The worker: load the solver, say ``ready``, then answer each ``(spec, position,
+    max_positions)`` with ``("ok", answer)``, ``("game", message)`` for a bad request or
+    ``("bug", message)``, until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server's Ctrl-C is the server's
+    signal.signal(signal.SIGTERM, _exit_cleanly)
+    import numpy as np
+
+    from gamedb.games import GameError
+    from gamedb.solver.matrix_game import solve_games
+    from gamedb.subgame import solve_json
+
+    # load the compiled kernel once (1-2 s): matching pennies; a small solve then takes
+    # tens of milliseconds
+    solve_games(np.array([[[1.0, -1.0], [-1.0, 1.0]]]), np.array([2]), np.array([2]))
+    try:
+        pipe.send(("ready", None))
+    except OSError:
+        return
+    while True:
+        try:
+            spec, position, max_positions = pipe.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            result: tuple[str, Any] = ("ok", solve_json(spec, position,
+                                                        max_positions=max_positions))
+        except GameError as exc:
+            result = ("game", str(exc))
+        except Exception as exc:  # noqa: BLE001  (the server logs it and answers 500)
+            result = ("bug", f"{type(exc).__name__}: {exc}"[:500])
+        try:
+            pipe.send(result)
+        except OSError:  # the server stopped waiting (its limit) or has ended
+            return
+
+
+def _exit_cleanly(signum: int, frame: Any) -> None:
+    raise SystemExit(1)  # unwinds the solve: its temporary folder is removed
