@@ -137,16 +137,20 @@ class GameDB:
         self.path = path
         self._engine = engine
         self._conn: Connection = engine.connect()
-        self._raw = sqlite_connection(self._conn)
-        self.meta = read_meta(self._conn, path)
-        check_schema(self._conn, str(path))
-        self.game: Game[Any] = game_for_meta(self.meta, path)
-        with damage_said(path, "page_layers"):
-            self.pages = PageReader(self._raw, frozen=self.meta.get("status") == "complete")
-            """The file's page layers (``gamedb.store.pages``; none in most files)."""
+        try:
+            self._raw = sqlite_connection(self._conn)
+            self.meta = read_meta(self._conn, path)
+            check_schema(self._conn, str(path))
+            self.game: Game[Any] = game_for_meta(self.meta, path)
+            with damage_said(path, "page_layers"):
+                self.pages = PageReader(self._raw, frozen=self.meta.get("status") == "complete")
+                """The file's page layers (``gamedb.store.pages``; none in most files)."""
+            check_tables(self._conn, path, self.game)
+        except BaseException:  # release the file here: a connection left to the garbage
+            self.close()       # collector is closed by whichever thread runs it, and
+            raise              # SQLite refuses that with a traceback on stderr (serve)
         # a values-only file's stage solutions, per canonical key (many positions share one)
         self._solve_stage = functools.lru_cache(maxsize=1 << 14)(self._solve_stage_uncached)
-        check_tables(self._conn, path, self.game)
 
     def __enter__(self) -> GameDB:
         return self

@@ -43,7 +43,7 @@ def test_the_face_holds_exactly_the_keys_the_builder_enumerates_in_key_order(
 
 
 # Positions per layer of 10-card win/loss (`gamedb info --json` of the file a build with
-# one-word score sets wrote, /work/runs/wl10/g10.sqlite, BENCHMARKS.md "Keyed pages").
+# one-word score sets wrote: the 2.54 GB file of BENCHMARKS.md "Keyed pages").
 TEN = {1: 185, 2: 13_500, 3: 384_435, 4: 5_504_148, 5: 33_917_295, 6: 46_883_340,
        7: 11_303_859, 8: 517_680, 9: 4_140, 10: 10}
 

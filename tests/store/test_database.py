@@ -105,3 +105,38 @@ def test_value_alone_equals_the_probes_value_everywhere(built, spec: str) -> Non
                     for b in db.game.actions(s)[1] for _, c in db.game.next(s, a, b)]
         for state in [*states, *children]:
             assert db.value(state) == db.probe(state).value
+
+
+def test_a_damaged_file_is_released_by_the_thread_that_failed_to_open_it(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """``gamedb serve`` opens files in worker threads: a file that fails its checks must
+    be closed there, not left to the garbage collector of another thread (SQLite refuses
+    that, and SQLAlchemy printed its traceback on the server's stderr)."""
+    import gc
+    import shutil
+    import sqlite3
+    import threading
+
+    from gamedb.builder import build
+    from gamedb.store import open_db
+    from gamedb.store.errors import DamagedFile
+
+    path = tmp_path / "bad.sqlite"
+    build("jujitsu(num_cards=4)", tmp_path / "good.sqlite")
+    shutil.copy(tmp_path / "good.sqlite", path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP VIEW positions")
+    failures: list[str] = []
+
+    def open_it() -> None:
+        try:
+            open_db(path)
+        except DamagedFile as exc:
+            failures.append(str(exc))  # not the exception: its frames would keep the file
+    worker = threading.Thread(target=open_it)
+    worker.start()
+    worker.join()
+    with caplog.at_level("ERROR", logger="sqlalchemy.pool"):
+        gc.collect()  # here, in another thread than the one that opened it
+    assert len(failures) == 1 and "positions" in failures[0]
+    assert not caplog.records, [record.getMessage() for record in caplog.records]
