@@ -95,7 +95,7 @@ def test_available_memory_reads_meminfo(tmp_path: Path) -> None:
 
 
 def test_point_difference_goofspiel_is_estimated_for_the_indexed_builder() -> None:
-    """The indexed builder (``build_indexed``) holds two layers' chance values, not the
+    """A build through an index holds two layers' chance values, not the
     game: 11 cards in rows measured 1.3 GiB for the tree (summed RSS), 1.38 GB of file,
     190 s (loaded machine); with its layers 1-10 as pages (the default) the file is the
     7 B a value of docs/format.md; 13 cards is counted exactly (the design's

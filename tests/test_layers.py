@@ -142,7 +142,7 @@ def _names_a_game(node: ast.expr) -> bool:
 @pytest.mark.parametrize("path", OUTSIDE_GAMES, ids=str)
 def test_no_code_outside_the_games_probes_a_game_with_getattr(path: Path) -> None:
     """``getattr(game, "num_cards")`` or ``hasattr(face, "x")`` asks a family for what it
-    is by another door: declare it on ``Game``, ``Capabilities`` or ``IndexedFace``."""
+    is by another door: declare it on ``Game``, ``Capabilities`` or ``LayerSource``."""
     tree = ast.parse(path.read_text())
     found = [f"line {node.lineno}: {ast.unparse(node)}" for node in ast.walk(tree)
              if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)

@@ -135,7 +135,7 @@ def estimate(game: Game[Any], *, workers: int = 1, values_only: bool = False,
 def indexed_estimate(spec: str, face: LayerSource, *, workers: int = 1,
                      values_only: bool = False, strategies_from: int | None = None,
                      pages_below: int | None = None, page_min: int | None = None) -> Estimate:
-    """The cost of a build through an indexed face (``gamedb.build_indexed``): exact
+    """The cost of a build through the game's own index (``Game.indexed_face``): exact
     counts per layer; memory is two layers' summaries, the face's tables and a few
     small processes, not the game; time and disk per row, with or without strategies, per page value, or
     per position of a keyed page layer."""
