@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from gamedb.builder.cluster import Executor, executor, processes_here
-from gamedb.builder.estimate import WontFit, check_fits
-from gamedb.builder.estimate import estimate as estimate_of  # the name estimate: the module
+from gamedb.builder.estimate import WontFit, check_fits, estimate_for
 from gamedb.builder.plan import first_rich_layer, page_plan, page_split, strategy_split
 from gamedb.builder.progress import FirstReport, Observer, Quiet
 from gamedb.builder.runner import RunCounts, root_value, run_layers
-from gamedb.builder.sources import source_of
+from gamedb.builder.sources import enumerated
 from gamedb.games import load_game
 from gamedb.games.base import Game, GameError, root_of
+from gamedb.games.source import LayerSource
 from gamedb.jit import needs_compiling
 from gamedb.solver.grundy import grundy_values
 from gamedb.solver.matrix_game import TOLERANCE
@@ -112,7 +112,7 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
     face = game.indexed_face()
     split = strategy_split(face, strategies_from)
     pages = page_split(face, game.spec, first_rich_layer(face, split, values_only), pages_below)
-    fits = functools.partial(_refuse_if_too_big, game, processes_here(workers, cluster),
+    fits = functools.partial(_refuse_if_too_big, game, face, processes_here(workers, cluster),
                              values_only, max_memory, strategies_from, pages_below, page_min)
     existed = Path(path).exists()
     if not existed:
@@ -128,7 +128,7 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
                 return _report(writer, game, 0, 0.0, 0)
             if existed:
                 fits()
-            run = _solve_all(game, writer, run_on, observer, chunk_size=chunk_size,
+            run = _solve_all(game, face, writer, run_on, observer, chunk_size=chunk_size,
                              page_size=page_size, split=split, values_only=values_only)
             observer.stage("finalising")
             _write_grundy(game, writer)
@@ -146,15 +146,17 @@ def build(game: str | Game[Any], path: str | Path, *, workers: int = 1,
             writer.close()
 
 
-def _solve_all(game: Game[Any], writer: Writer, run_on: Executor, observer: Observer, *,
-               chunk_size: int, page_size: int, split: int, values_only: bool) -> RunCounts:
-    """Find the game's layer source, set its layers and page layers up in the file
-    (once: a resumed file keeps its own), and solve what the file lacks: strategies
-    from layer ``split``, none if ``values_only``."""
+def _solve_all(game: Game[Any], face: LayerSource | None, writer: Writer, run_on: Executor,
+               observer: Observer, *, chunk_size: int, page_size: int, split: int,
+               values_only: bool) -> RunCounts:
+    """Take the game's layer source (its own index ``face``, else its keys enumerated),
+    set its layers and page layers up in the file (once: a resumed file keeps its own),
+    and solve what the file lacks: strategies from layer ``split``, none if
+    ``values_only``."""
     enumerating, solving = _stage_texts(game)
-    if game.indexed_face() is None:
+    if face is None:
         observer.stage(enumerating)
-    source = source_of(game, run_on)
+    source = face if face is not None else enumerated(game, run_on)
     sizes = {layer: source.size(layer) for layer in source.layers()}
     writer.ensure_layers(sizes)
     writer.ensure_page_layers(page_plan(source, sizes, writer.pages_below, writer.page_min),
@@ -162,9 +164,9 @@ def _solve_all(game: Game[Any], writer: Writer, run_on: Executor, observer: Obse
     observer.stage(solving)
     if solving != "solving":  # the compiled solver is ready once the first chunk is in
         observer = FirstReport(observer, "solving")
-    rich_from = max(sizes) + 1 if values_only else split
     return run_layers(source, writer, run_on, chunk_size=chunk_size,
-                      strategies_from=rich_from, observer=observer)
+                      strategies_from=first_rich_layer(source, split, values_only),
+                      observer=observer)
 
 
 def _write_grundy(game: Game[Any], writer: Writer) -> None:
@@ -187,14 +189,14 @@ def _interrupted(exc: BaseException | None) -> bool:
     return False
 
 
-def _refuse_if_too_big(game: Game[Any], workers: int, values_only: bool,
+def _refuse_if_too_big(game: Game[Any], face: LayerSource | None, workers: int, values_only: bool,
                        max_memory: int | None, strategies_from: int | None,
                        pages_below: int | None, page_min: int | None) -> None:
     if max_memory is not None:
         try:
-            guess = estimate_of(game, workers=workers, values_only=values_only,
-                             strategies_from=strategies_from, pages_below=pages_below,
-                             page_min=page_min)
+            guess = estimate_for(game, face, workers=workers, values_only=values_only,
+                                 strategies_from=strategies_from, pages_below=pages_below,
+                                 page_min=page_min)
         except WontFit:
             raise
         except GameError as exc:  # no estimate: say how to build it all the same

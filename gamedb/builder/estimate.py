@@ -112,7 +112,17 @@ def estimate(game: Game[Any], *, workers: int = 1, values_only: bool = False,
     """Estimate the cost of building every reachable position of ``game``
     (``strategies_from``, ``pages_below`` and ``page_min`` as ``build``'s: games with an
     indexed face only)."""
-    face = game.indexed_face()
+    return estimate_for(game, game.indexed_face(), workers=workers, values_only=values_only,
+                        budget=budget, strategies_from=strategies_from,
+                        pages_below=pages_below, page_min=page_min)
+
+
+def estimate_for(game: Game[Any], face: LayerSource | None, *, workers: int = 1,
+                 values_only: bool = False, budget: int = COUNT_BUDGET,
+                 strategies_from: int | None = None, pages_below: int | None = None,
+                 page_min: int | None = None) -> Estimate:
+    """``estimate`` with the game's own index already made (``face``, from
+    ``Game.indexed_face``, which takes 0.6 s at 13 cards: a build makes it once)."""
     if face is not None:
         return indexed_estimate(game.spec, face, workers=workers, values_only=values_only,
                                 strategies_from=strategies_from, pages_below=pages_below,

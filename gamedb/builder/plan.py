@@ -41,10 +41,11 @@ def strategy_split(face: LayerSource | None, strategies_from: int | None) -> int
     return strategies_from if strategies_from > min(layers) else 0
 
 
-def first_rich_layer(face: LayerSource | None, split: int, values_only: bool) -> int:
+def first_rich_layer(source: LayerSource | None, split: int, values_only: bool) -> int:
     """Return the first layer that stores strategies: ``split`` (``strategy_split``),
-    or past the top layer in a values-only build of an indexed game."""
-    return max(face.layers()) + 1 if values_only and face is not None else split
+    or past the top layer of ``source`` in a values-only build (None: a game whose
+    keys are not enumerated yet, ``split``)."""
+    return max(source.layers()) + 1 if values_only and source is not None else split
 
 
 def page_split(face: LayerSource | None, spec: str, no_strategies_below: int,

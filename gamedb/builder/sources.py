@@ -24,7 +24,6 @@ import numpy as np
 
 from gamedb.builder.cluster import Executor, Local, Pool
 from gamedb.games.base import Game
-from gamedb.games.source import LayerSource
 from gamedb.solver.backward import (
     ValueTable, batches, distinct_successors, enumerate_layers, stage_matrices,
 )
@@ -139,10 +138,4 @@ def enumerated(game: Game[Any], workers: int | Executor = 1) -> EnumeratingSourc
             pool.stop()
 
 
-def source_of(game: Game[Any], workers: int | Executor = 1) -> LayerSource:
-    """The game's own index (``Game.indexed_face``), or its keys enumerated."""
-    face = game.indexed_face()
-    return face if face is not None else enumerated(game, workers)
-
-
-__all__ = ["EnumeratingSource", "enumerated", "source_of"]
+__all__ = ["EnumeratingSource", "enumerated"]
