@@ -66,21 +66,40 @@ def run_layers(source: LayerSource, writer: Writer, run_on: Executor, *, chunk_s
     """
     sizes = {layer: source.size(layer) for layer in source.layers()}
     run = _Run(source, writer, sizes, run_on, chunk_size, strategies_from, observer)
-    order = list(source.layers())
-    last_use = {lower: i for i, layer in enumerate(order) for lower in source.needs(layer)}
-    summaries: dict[int, Floats] = {}
-    for i, layer in enumerate(order):
+    summaries = _Summaries(source)
+    for layer in summaries.order:
         if run.done.get(layer, 0) < sizes[layer]:
             for lower in source.needs(layer):
-                if lower not in summaries:  # done before this run: read from the file
-                    summaries[lower] = run.stored_summary(lower, run.done.get(lower, 0))
-            summary = run.layer(layer, source.below(layer, summaries))
-            if last_use.get(layer, -1) > i:
-                summaries[layer] = summary
-        for lower in [lower for lower in summaries if last_use.get(lower, -1) <= i]:
-            del summaries[lower]  # no later layer reads it
+                if lower not in summaries.held:  # done before this run: read from the file
+                    summaries.held[lower] = run.stored_summary(lower, run.done.get(lower, 0))
+            summaries.solved(layer, run.layer(layer, source.below(layer, summaries.held)))
+        else:
+            summaries.passed(layer)
     run.flush()
     return RunCounts(sum(sizes.values()), run.solved, run.fallbacks)
+
+
+class _Summaries:
+    """The summaries a run holds: each layer's from the time it is solved (or read
+    from the file) until the last layer that reads it (``LayerSource.needs``)."""
+
+    def __init__(self, source: LayerSource):
+        self.order = list(source.layers())
+        self._last_read = {lower: i for i, layer in enumerate(self.order)
+                           for lower in source.needs(layer)}
+        self.held: dict[int, Floats] = {}
+
+    def solved(self, layer: int, summary: Floats) -> None:
+        """Keep ``layer``'s summary if a later layer reads it; forget the others that
+        no later layer reads."""
+        self.held[layer] = summary
+        self.passed(layer)
+
+    def passed(self, layer: int) -> None:
+        """Forget every summary that no layer after ``layer`` reads."""
+        now = self.order.index(layer)
+        for lower in [lower for lower in self.held if self._last_read.get(lower, -1) <= now]:
+            del self.held[lower]
 
 
 class _Run(Committer):
@@ -94,12 +113,12 @@ class _Run(Committer):
 
     def stored_summary(self, layer: int, done: int) -> Floats:
         """``stored_summary``, announced to the observer when there is anything to read."""
-        if not done:
-            return stored_summary(self.source, self.writer, layer, done)
-        self.observer.stage(f"re-reading the {done:,} positions of layer {layer} stored "
-                            "before, to resume")
+        if done:
+            self.observer.stage(f"re-reading the {done:,} positions of layer {layer} "
+                                "stored before, to resume")
         summary = stored_summary(self.source, self.writer, layer, done)
-        self.observer.stage("solving")
+        if done:
+            self.observer.stage("solving")
         return summary
 
     def layer(self, layer: int, below: Any) -> Floats:
@@ -190,19 +209,15 @@ def solved_in_memory(source: LayerSource, target: int) -> Iterator[Solved]:
     """Solve every layer of ``source`` in this process, in ranges of about ``target``
     positions, keeping only the summaries later layers read and writing nothing: the
     runner's arithmetic without a file (tests, comparisons and the solve benchmarks)."""
-    order = list(source.layers())
-    last_use = {lower: i for i, layer in enumerate(order) for lower in source.needs(layer)}
-    summaries: dict[int, Floats] = {}
-    for i, layer in enumerate(order):
-        below = source.below(layer, summaries)
+    summaries = _Summaries(source)
+    for layer in summaries.order:
+        below = source.below(layer, summaries.held)
         summary = np.zeros(source.summary_size(layer))
         for start, stop in source.chunks(layer, target):
             solution = solve_games(*source.games(layer, start, stop, below))
             source.accumulate(layer, start, stop, solution.values, summary)
             yield Solved(layer, start, stop, solution, summary)
-        summaries[layer] = summary
-        for lower in [lower for lower in summaries if last_use.get(lower, -1) <= i]:
-            del summaries[lower]
+        summaries.solved(layer, summary)
 
 
 def stored_summary(source: LayerSource, writer: Writer, layer: int, done: int) -> Floats:
