@@ -202,22 +202,30 @@ def score_rank(reach: Ints, first: Ints, cell: int, words: int, i: int, bits: in
     return rank + _popcount(reach[at + q] & _ones(i % bits))
 
 
+@njit(cache=True, inline="always")
+def _stored_word(reach: Ints, twin: Ints, cell: int, j: int, words: int, r: int,
+                 bits: int) -> int:
+    """Return the bits of word j of ``cell``'s score set that are stored chance nodes:
+    d < 0 always (bits 0..R - 1), d = 0 (bit R) only when the cell's hand pattern c is
+    no greater than its twin's."""
+    c = cell % len(twin)
+    top = r if twin[c] >= c else r - 1  # the highest stored bit
+    base = j * bits
+    if base > top:
+        return 0
+    v: int = reach[cell * words + j]
+    if top - base < bits - 1:
+        v &= _ones(top - base + 1)
+    return v
+
+
 @njit(cache=True)
 def count_stored(reach: Ints, twin: Ints, words: int, r: int, bits: int) -> int:
-    """Return the stored chance nodes (c, P, d) of a layer: reachable with d < 0, or
-    d = 0 and c no greater than its twin (bits 0..R - 1, and bit R then)."""
-    total, patterns = 0, len(twin)
+    """Return the stored chance nodes (c, P, d) of a layer (``_stored_word``)."""
+    total = 0
     for cell in range(len(reach) // words):
-        c = cell % patterns
-        top = r if twin[c] >= c else r - 1  # the highest stored bit
         for j in range(words):
-            base = j * bits
-            if base > top:
-                break
-            v = reach[cell * words + j]
-            if top - base < bits - 1:
-                v &= _ones(top - base + 1)
-            total += _popcount(v)
+            total += _popcount(_stored_word(reach, twin, cell, j, words, r, bits))
     return total
 
 
@@ -227,19 +235,13 @@ def stored_by_set(reach: Ints, twin: Ints, words: int, r: int, bits: int, nsets:
     counts = np.zeros((nsets, r + 1), np.int64)
     patterns = len(twin)
     for cell in range(len(reach) // words):
-        c, cp = cell % patterns, cell // patterns
-        top = r if twin[c] >= c else r - 1
+        cp = cell // patterns
         for j in range(words):
-            base = j * bits
-            if base > top:
-                break
-            v = reach[cell * words + j]
-            if top - base < bits - 1:
-                v &= _ones(top - base + 1)
+            v = _stored_word(reach, twin, cell, j, words, r, bits)
             while v:
                 low = v & -v
                 v ^= low
-                counts[cp, base + _popcount(low - 1)] += 1
+                counts[cp, j * bits + _popcount(low - 1)] += 1
     return counts
 
 
