@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from gamedb.builder import build
 from gamedb.cli import cli
-from gamedb.builder.estimate import WontFit, available_memory, count_positions, estimate
+from gamedb.builder.estimate import (WontFit, available_memory, count_positions, estimate,
+                                     positions_of)
 from gamedb.games import load_game
 from gamedb.solver.backward import enumerate_layers
 
@@ -46,6 +47,14 @@ def test_thirteen_card_goofspiel_is_tens_of_billions_of_positions_and_estimated_
     assert time.perf_counter() - start < 30
     assert guess.exact and guess.positions == 37_216_350_858
     assert 30 * 2**30 < guess.memory_bytes < 40 * 2**30
+
+
+def test_a_game_with_an_index_is_counted_by_it_exactly_at_any_size() -> None:
+    """``match`` and ``solve`` size their refusals with this (once an extrapolation: 1.1e9
+    for 11-card win/loss, 7.7e10 for 13)."""
+    assert positions_of(load_game("goofspiel(num_cards=6)")) == (_real("goofspiel(num_cards=6)"), True)
+    assert positions_of(load_game("goofspiel(num_cards=11)")) == (729_406_347, True)
+    assert positions_of(load_game("jujitsu(num_cards=8)")) == (2686, True)  # counted, no index
 
 
 def test_estimate_prints_a_table_or_json_and_builds_nothing(tmp_path: Path) -> None:

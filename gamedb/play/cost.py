@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gamedb.builder.estimate import COUNT_BUDGET, count_positions, duration
+from gamedb.builder.estimate import COUNT_BUDGET, duration, positions_of
 from gamedb.games.base import Game, GameError
 from gamedb.games.expansion import root_of
 
@@ -143,7 +143,7 @@ def _positions(game: Game[Any]) -> tuple[int, bool]:
     """The game's positions, counted or extrapolated (a lower bound past the count's
     budget when no size parameter extrapolates)."""
     try:
-        return count_positions(game)
+        return positions_of(game)
     except GameError:  # no size parameter to extrapolate over: more than the budget
         return COUNT_BUDGET, False
 
