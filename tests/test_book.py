@@ -57,11 +57,42 @@ def test_a_book_is_refused_where_the_full_file_fails_and_nothing_is_left(built, 
     assert not (tmp_path / "book.sqlite").exists()
 
 
-def test_a_book_needs_stored_strategies_a_finished_file_and_a_new_name(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", [{"strategies_from": 6}, {"values_only": True}])
+def test_a_book_solves_the_strategies_its_source_does_not_store_as_the_build_stores_them(
+        built, tmp_path: Path, how: dict[str, object]) -> None:  # type: ignore[no-untyped-def]
+    source = tmp_path / "split.sqlite"
+    build(SPEC, source, **how)  # type: ignore[arg-type]
+    book = make_book(source, tmp_path / "book.sqlite", 5)
+    assert _rows(Path(book.path)) == _rows(built(SPEC), 5)  # every strategy text, bit for bit
+    with open_db(book.path) as small:
+        assert small.stores_strategies(5) and small.meta["strategies_from"] == 5
+        solved = small.meta["book_source"]["strategies_solved"]
+        assert solved == ([5] if "strategies_from" in how else [5, 6])
+    assert verify(book.path).ok
+
+
+def test_a_book_refuses_strategies_it_would_solve_from_pages_or_past_its_limit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paged = tmp_path / "paged.sqlite"  # layers 1-5 pages, 6-7 rows without strategies
+    build("goofspiel(num_cards=8,returns_type=point_difference)", paged, pages_below=6,
+          strategies_from=8)
+    with pytest.raises(StoreError, match=r"no strategies in layer 5 \(built with "
+                                         r"--strategies-from 8\) and layer 5 is stored as "
+                                         r"pages: make the book from layer 6,"):
+        make_book(paged, tmp_path / "b.sqlite", 5)
+    monkeypatch.setattr("gamedb.book.SOLVE_LIMIT", 2_000)  # layer 6: 38,976; 7: 1,624
+    with pytest.raises(StoreError, match=r"no strategies in layer 6 .* solving their 40,600 "
+                                         r"positions is past the book's 2,000: make the "
+                                         r"book from layer 7,"):
+        make_book(paged, tmp_path / "b.sqlite", 6)
+    assert not (tmp_path / "b.sqlite").exists()
+    book = make_book(paged, tmp_path / "b.sqlite", 7)
+    assert book.positions == 1_632 and verify(book.path).ok
+
+
+def test_a_book_needs_a_finished_file_and_a_new_name(tmp_path: Path) -> None:
     split = tmp_path / "split.sqlite"
     build(SPEC, split, strategies_from=6)
-    with pytest.raises(StoreError, match="stores no strategies in layer 5"):
-        make_book(split, tmp_path / "b.sqlite", 5)
     with pytest.raises(StoreError, match="has no layer 9 or above"):
         make_book(split, tmp_path / "b.sqlite", 9)
     taken = tmp_path / "taken.sqlite"

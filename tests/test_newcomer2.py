@@ -67,10 +67,13 @@ def test_book_into_a_folder_it_cannot_write_names_the_output_not_the_source(
     assert len(err.strip().splitlines()) == 1 and not Path(target).exists()
 
 
-def test_book_of_a_values_only_file_says_it_was_built_values_only(tmp_path: Path) -> None:
-    """It said ``(built with --strategies-from None)``."""
+def test_book_of_a_values_only_file_says_it_was_built_values_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It said ``(built with --strategies-from None)``. (A book solves the strategies of
+    up to ``SOLVE_LIMIT`` positions; past it, the refusal names the build.)"""
     source = tmp_path / "v4.sqlite"
     build("jujitsu(num_cards=4)", source, workers=1, values_only=True)
+    monkeypatch.setattr("gamedb.book.SOLVE_LIMIT", 3)
     code, _, err = _run("book", str(source), str(tmp_path / "b.sqlite"), "--from-layer", "2")
     assert code == 1 and "None" not in err
     assert "(built with --values-only)" in err and not (tmp_path / "b.sqlite").exists()

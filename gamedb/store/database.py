@@ -329,18 +329,24 @@ class GameDB:
                 "same build command to resume)")
 
     def _solve_stage_uncached(self, key: int) -> tuple[dict[int, float], dict[int, float]]:
-        """Solve a stored position's stage game from its successors' stored values, as
-        the build does (same kernel, same labels, same rounding of the stored text)."""
+        """Solve a stored position's stage game from its successors' stored values."""
+        _, _, first, second = self.solved_strategies(np.array([key], np.int64))
+        return decode(first[0]), decode(second[0])
+
+    def solved_strategies(self, keys: npt.NDArray[np.int64]) -> tuple[
+            npt.NDArray[np.float64], npt.NDArray[np.float64], list[str], list[str]]:
+        """Solve the stage games of stored positions (sorted ``keys`` of one layer) from
+        their successors' stored values, as the build does (same kernel, same labels,
+        same rounding of the stored text): their values, gaps and both strategy texts."""
         from gamedb.solver.backward import ValueTable, solve_states  # LP kernels: on demand
-        keys = np.array([key], np.int64)
         succ = np.unique(self.game.expand(keys).succ)
         succ = succ[succ != TERMINAL]
         table = ValueTable()
         table.add(0, succ, self._stored_values(succ))  # one pseudo-layer, never evicted
         solved = solve_states(self.game, keys, table)
-        first = encode(solved.row_strategies, solved.expansion.row_actions)[0]
-        second = encode(solved.col_strategies, solved.expansion.col_actions)[0]
-        return decode(first), decode(second)
+        return (solved.values, solved.gaps,
+                encode(solved.row_strategies, solved.expansion.row_actions),
+                encode(solved.col_strategies, solved.expansion.col_actions))
 
     def _stored_values(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         """Return the stored values of sorted, distinct ``keys`` (all must be stored)."""
