@@ -6,6 +6,7 @@ import hashlib
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -58,10 +59,10 @@ def test_a_book_is_refused_where_the_full_file_fails_and_nothing_is_left(built, 
 
 
 @pytest.mark.parametrize("how", [{"strategies_from": 6}, {"values_only": True}])
-def test_a_book_solves_the_strategies_its_source_does_not_store_as_the_build_stores_them(
-        built, tmp_path: Path, how: dict[str, object]) -> None:  # type: ignore[no-untyped-def]
+def test_a_book_solves_the_strategies_its_source_does_not_store_as_the_build_stores_them(  # type: ignore[no-untyped-def]
+        built, tmp_path: Path, how: dict[str, Any]) -> None:
     source = tmp_path / "split.sqlite"
-    build(SPEC, source, **how)  # type: ignore[arg-type]
+    build(SPEC, source, **how)
     book = make_book(source, tmp_path / "book.sqlite", 5)
     assert _rows(Path(book.path)) == _rows(built(SPEC), 5)  # every strategy text, bit for bit
     with open_db(book.path) as small:
