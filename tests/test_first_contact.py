@@ -168,7 +168,9 @@ def test_evaluate_reports_positions_and_simulate_reports_games(
     assert seen[:2] == [(100, None), (200, None)] and seen[-1][0] == seen[-1][1] > 200
     played: list[tuple[int, int]] = []
     simulate(game, Highest(), Uniform(), 5, seed=1, on_progress=lambda d, t: played.append((d, t)))
-    assert played == [(i, 5) for i in range(1, 6)]
+    # games advance in step: the share of the way done (by layer), in games, each once
+    done = [d for d, t in played if t == 5]
+    assert len(done) == len(played) > 2 and done == sorted(set(done)) and done[-1] == 5
 
 
 @pytest.mark.parametrize("simulate, expected", [(False, [(1, 3), (2, 3), (3, 3)]),

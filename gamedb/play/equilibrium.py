@@ -15,6 +15,7 @@ memoised backward induction, which is fine for the small games used in tests.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -62,6 +63,12 @@ class Equilibrium:
                 self._beyond_the_book(state)
                 self._solve_stage(state)
         return self._strategies[state]
+
+    def prefetch(self, states: Sequence[Any]) -> None:
+        """Solve at once (``GameDB.prefetch``) the decision ``states`` this agent has not
+        met yet: a simulation shows it each round's positions of all its games."""
+        if self.db is not None:
+            self.db.prefetch([s for s in states if s not in self._strategies])
 
     def value(self, state: Any) -> float:
         """Return the equilibrium value of any state, from player 1's side."""
@@ -121,6 +128,9 @@ class SupportRandom:
     def __init__(self, equilibrium: Equilibrium):
         self.equilibrium = equilibrium
 
+    def prefetch(self, states: Sequence[Any]) -> None:
+        self.equilibrium.prefetch(states)
+
     def policy(self, game: Game[Any], state: Any, player: int) -> Policy:
         support = [a for a, p in self.equilibrium.policy(game, state, player).items() if p > 1e-9]
         support = support or list(my_actions(game, state, player))
@@ -144,6 +154,9 @@ class NashRange:
 
     def __init__(self, equilibrium: Equilibrium):
         self.equilibrium = equilibrium
+
+    def prefetch(self, states: Sequence[Any]) -> None:
+        self.equilibrium.prefetch(states)
 
     def policy(self, game: Game[Any], state: Any, player: int) -> Policy:
         support = [a for a, p in self.equilibrium.policy(game, state, player).items() if p > 1e-9]

@@ -6,13 +6,13 @@ For agents or games too large to enumerate. The same seed gives the same games.
 >>> from gamedb.play.agents import Highest, Uniform
 >>> result = simulate(load_game("jujitsu(num_cards=4)"), Highest(), Uniform(), 200, seed=1)
 >>> result.games, result.win, result.draw, result.loss   # exact: 0.25, 0.5, 0.25
-(200, 0.255, 0.49, 0.255)
+(200, 0.235, 0.55, 0.215)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -25,6 +25,8 @@ T = TypeVar("T")
 
 #: Two-sided 95% quantile of the normal distribution.
 Z95 = 1.959963984540054
+#: Games played in step (their positions asked of the agents a round at a time).
+BATCH = 10_000
 
 
 def sample(items: Sequence[tuple[float, T]], rng: np.random.Generator) -> T:
@@ -40,51 +42,100 @@ def sample(items: Sequence[tuple[float, T]], rng: np.random.Generator) -> T:
 def play_out(game: Game[Any], agent1: Agent, agent2: Agent,
              rng: np.random.Generator) -> tuple[float, float, float]:
     """Play one game; return player 1's payoff and both players' points."""
-    state = sample(game.initial(), rng)
-    points1 = points2 = 0.0
-    while (payoff := game.value(state)) is None:
-        draws = game.chance(state)
-        if draws is not None:
-            state = sample(draws, rng)
-            continue
-        a = sample([(p, x) for x, p in agent1.policy(game, state, 1).items()], rng)
-        b = sample([(p, x) for x, p in agent2.policy(game, state, 2).items()], rng)
-        got1, got2 = round_points(game, state, a, b)
-        points1, points2 = points1 + got1, points2 + got2
-        state = sample(game.next(state, a, b), rng)
-    return payoff, points1, points2
+    return _Games(game, agent1, agent2, [rng]).played()[0]
 
 
 def simulate(game: Game[Any], agent1: Agent, agent2: Agent, games: int, *,
              seed: int | None = None,
-             on_progress: Callable[[int, int], None] | None = None) -> SimulationResult:
+             on_progress: Callable[[int, int], None] | None = None,
+             batch: int = BATCH) -> SimulationResult:
     """Play ``games`` games of ``agent1`` (seat 1) against ``agent2``.
 
     Returns the mean payoff with a 95% normal confidence interval (1.96 standard errors),
     the win/draw/loss frequencies and mean points. ``on_progress(games played, games)``
-    is called after every game.
+    is called as the games advance.
+
+    Game i draws from its own random stream (the i-th child of ``seed``'s
+    ``SeedSequence``), so the games are the same whatever ``batch``: up to ``batch``
+    games are played in step, one move of every game at a time, and an agent with a
+    ``prefetch(states)`` method (the equilibrium of a file) is shown each round's
+    positions at once (its file decodes each page of successor values once a round,
+    not once a position).
     """
     if games < 1:
         raise ValueError("games must be at least 1")
-    rng = np.random.default_rng(seed)
-    rows = np.array([_played(game, agent1, agent2, rng, (i + 1, games), on_progress)
-                     for i in range(games)])
-    payoffs = rows[:, 0]
+    streams = np.random.SeedSequence(seed).spawn(games)
+    rows: list[tuple[float, float, float]] = []
+    said = [0]
+    for start in range(0, games, batch):
+        rngs = [np.random.default_rng(s) for s in streams[start:start + batch]]
+
+        def moved(share: float, before: int = start, size: int = len(rngs)) -> None:
+            if on_progress is not None and before + int(share * size) > said[0]:
+                said[0] = before + int(share * size)
+                on_progress(said[0], games)
+        rows.extend(_Games(game, agent1, agent2, rngs).played(moved))
+    table = np.array(rows)
+    payoffs = table[:, 0]
     half = Z95 * payoffs.std(ddof=1) / np.sqrt(games) if games > 1 else float("inf")
     points = has_points(game)
     return SimulationResult(
         agent1.name, agent2.name, games, seed, float(payoffs.mean()), float(half),
         float((payoffs > 0).mean()), float((payoffs == 0).mean()), float((payoffs < 0).mean()),
-        float(rows[:, 1].mean()) if points else None, float(rows[:, 2].mean()) if points else None)
+        float(table[:, 1].mean()) if points else None,
+        float(table[:, 2].mean()) if points else None)
 
 
-def _played(game: Game[Any], agent1: Agent, agent2: Agent, rng: np.random.Generator,
-            done: tuple[int, int],
-            on_progress: Callable[[int, int], None] | None) -> tuple[float, float, float]:
-    row = play_out(game, agent1, agent2, rng)
-    if on_progress is not None:
-        on_progress(*done)
-    return row
+class _Games:
+    """Games played in step, each with its own random stream."""
+
+    def __init__(self, game: Game[Any], agent1: Agent, agent2: Agent,
+                 rngs: Sequence[np.random.Generator]):
+        self.game, self.agents, self.rngs = game, (agent1, agent2), rngs
+        self.states = [sample(game.initial(), rng) for rng in rngs]
+        self.points = np.zeros((len(rngs), 2))
+        self.payoffs: list[float | None] = [None] * len(rngs)
+        self.top = max((game.layer(s) for s in self.states), default=0)
+
+    def played(self, on_move: Callable[[float], None] | None = None
+               ) -> list[tuple[float, float, float]]:
+        """Play every game to its end; return each one's payoff and both players' points.
+        ``on_move(share)``: after each round, the share of the way (by layer) done."""
+        live = list(range(len(self.rngs)))
+        while live := [i for i in live if self._to_decision(i)]:
+            states = [self.states[i] for i in live]
+            for agent in self.agents:
+                prefetch = getattr(agent, "prefetch", None)
+                if prefetch is not None:
+                    prefetch(states)
+            for i in live:
+                self._move(i)
+            if on_move is not None and self.top:
+                left = max(self.game.layer(self.states[i]) for i in live)
+                on_move(1 - left / self.top)
+        if on_move is not None:
+            on_move(1.0)
+        return [(float(cast(float, p)), float(a), float(b))
+                for p, (a, b) in zip(self.payoffs, self.points)]  # every game has ended
+
+    def _to_decision(self, i: int) -> bool:
+        """Draw game i's chance moves; return False once it has ended."""
+        game, state, rng = self.game, self.states[i], self.rngs[i]
+        while (payoff := game.value(state)) is None:
+            draws = game.chance(state)
+            if draws is None:
+                self.states[i] = state
+                return True
+            state = sample(draws, rng)
+        self.states[i], self.payoffs[i] = state, payoff
+        return False
+
+    def _move(self, i: int) -> None:
+        game, state, rng = self.game, self.states[i], self.rngs[i]
+        a = sample([(p, x) for x, p in self.agents[0].policy(game, state, 1).items()], rng)
+        b = sample([(p, x) for x, p in self.agents[1].policy(game, state, 2).items()], rng)
+        self.points[i] += round_points(game, state, a, b)
+        self.states[i] = sample(game.next(state, a, b), rng)
 
 
 __all__ = ["Z95", "play_out", "sample", "simulate"]
