@@ -27,7 +27,10 @@ def evaluate(db_path: Path, agent: str, exact: bool, as_json: bool, quiet: bool)
     AGENT is a built-in name (below), module:callable (a Python function (game, state,
     player) -> {action: probability}) or openspiel:module:attr (an OpenSpiel policy, or
     a function of the pyspiel game returning one; docs/openspiel.md). Exact for agents
-    whose moves depend on the position only. Progress (positions evaluated) on stderr.
+    whose moves depend on the position only. Agents that play alike at positions the
+    file stores as one (random, equilibrium) are scored by layers over the stored
+    positions, which also shows where the best response gains: by layer, and the
+    positions where the agent loses most. Progress and ETA on stderr.
 
     \b
     Example:
@@ -48,6 +51,8 @@ def evaluate(db_path: Path, agent: str, exact: bool, as_json: bool, quiet: bool)
         with progress_bar(quiet, "positions") as on_progress:
             score = score_agent(db.game, db, player, on_progress=on_progress)
     fields = vars_of(score)
+    fields["layers"] = [vars_of(layer) for layer in score.layers]
+    fields["worst"] = [vars_of(worst) for worst in score.worst]
     if as_json:
         click.echo(json.dumps(fields))
         return
@@ -55,4 +60,15 @@ def evaluate(db_path: Path, agent: str, exact: bool, as_json: bool, quiet: bool)
     click.echo(table(["", "seat 1", "seat 2"], [
         ["vs equilibrium", *(signed(v) for v in score.vs_equilibrium)],
         ["vs best response", *(signed(v) for v in score.vs_best_response)]]))
-    click.echo(f"\nexploitability {score.exploitability:.6f}   ({score.seconds:.1f} s)")
+    click.echo(f"\nexploitability {score.exploitability:.6f}   ({score.seconds:.1f} s, "
+               f"by {score.method})")
+    if score.layers:
+        click.echo("\nwhat the best response gains, by layer\n" + table(
+            ["layer", "positions", "seat 1", "seat 2"],
+            [[str(lay.layer), f"{lay.positions:,}", *(f"{x:.6f}" for x in lay.loss)]
+             for lay in score.layers]))
+    if score.worst:
+        click.echo("\nwhere it loses most (stored positions)\n" + table(
+            ["seat", "as", "reach", "loss", "position"],
+            [[str(w.seat), f"player {w.player}", f"{w.reach:.4f}", f"{w.loss:.4f}", w.position]
+             for w in score.worst]))

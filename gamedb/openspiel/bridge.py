@@ -161,12 +161,24 @@ class Bridge:
                 state.apply_actions(list(step))
         return state
 
-    def policy(self) -> Any:
-        """Return an ``open_spiel.python.policy.Policy`` that plays the stored
-        equilibrium for both players (``gamedb.openspiel.policy``)."""
-        from gamedb.openspiel.policy import EquilibriumPolicy
+    def policy(self, agent: Any = None) -> Any:
+        """Return an ``open_spiel.python.policy.Policy`` for both players that plays the
+        stored equilibrium, or ``agent``: a gamedb agent or its name as ``gamedb
+        match`` reads it (``"equilibrium-vs:random"``, ``"level-2"``, ...), its
+        equilibrium read from this file (``gamedb.openspiel.policy``).
 
-        return EquilibriumPolicy(self)
+        Raises:
+            GameError: an unknown agent name.
+        """
+        from gamedb.openspiel.policy import AgentPolicy, EquilibriumPolicy
+
+        if agent is None:
+            return EquilibriumPolicy(self)
+        if isinstance(agent, str):
+            from gamedb.play.names import make_agent
+
+            agent = make_agent(agent, self.game, self.db)
+        return AgentPolicy(self, agent)
 
 
 __all__ = ["Bridge", "Position", "openspiel_game", "spec_of"]

@@ -15,7 +15,7 @@ lets exact evaluation and best responses memoise on the state.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from gamedb.games.base import Game, GameError
 
@@ -71,6 +71,9 @@ def _nearest(actions: tuple[int, ...], target: int) -> int:
 @dataclass(frozen=True, slots=True)
 class Uniform:
     """Plays every legal action with the same probability."""
+
+    symmetric: ClassVar[bool] = True
+    """It plays alike at every position stored as one (``gamedb.play.sweep``)."""
 
     name: str = "random"
 

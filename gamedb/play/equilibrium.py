@@ -37,6 +37,8 @@ class Equilibrium:
     """Plays a stored (or freshly solved) equilibrium strategy in either seat."""
 
     name = "equilibrium"
+    symmetric = True
+    """It plays the stored strategies, alike at every position stored as one."""
 
     def __init__(self, game: Game[Any], db: GameDB | None = None):
         self.game = game

@@ -8,7 +8,8 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 from conftest import CASES  # noqa: E402
-from reference import best_response  # noqa: E402
+from reference import best_response, expected  # noqa: E402
+from open_spiel.python import policy as openspiel_policy  # noqa: E402
 from open_spiel.python.algorithms import evaluate_bots, expected_game_score, get_all_states  # noqa: E402
 from open_spiel.python.bots.policy import PolicyBot  # noqa: E402
 
@@ -68,3 +69,22 @@ def test_policy_bots_play_it_through_evaluate_bots_near_the_exact_value(bridge_o
     assert (results[:, 0] == -results[:, 1]).all()
     half_width = 4 * results[:, 0].std() / np.sqrt(len(results))
     assert abs(results[:, 0].mean() - bridge.value(game.new_initial_state())) < half_width
+
+
+@pytest.mark.parametrize("spec", [CASES[2], CASES[-1]])
+def test_equilibrium_vs_random_as_an_openspiel_policy_is_unexploitable_and_beats_random_more(
+        bridge_of, spec: str) -> None:  # type: ignore[no-untyped-def]
+    bridge = bridge_of(spec)
+    root, safe = bridge.openspiel_game.new_initial_state(), bridge.policy("equilibrium-vs:random")
+    gains = [best_response(root, safe, player, {}) - bridge.value(root, player) for player in (0, 1)]
+    assert max(gains) <= 1e-9 and min(gains) >= -1e-9  # on OpenSpiel's own tree
+    uniform, plain = openspiel_policy.UniformRandomPolicy(bridge.openspiel_game), bridge.policy()
+    assert expected(root, (safe, uniform)) > expected(root, (plain, uniform)) + 1e-3
+    assert expected(root, (uniform, safe)) < expected(root, (uniform, plain)) - 1e-3
+
+
+def test_an_unknown_agent_for_a_policy_is_one_line(bridge_of) -> None:  # type: ignore[no-untyped-def]
+    from gamedb.games.base import GameError
+
+    with pytest.raises(GameError, match="unknown agent 'nobody'"):
+        bridge_of(CASES[0]).policy("nobody")

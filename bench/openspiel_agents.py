@@ -1,0 +1,82 @@
+"""OpenSpiel agents scored exactly by gamedb, and the same numbers from OpenSpiel's sampling.
+
+For a Goofspiel file (``gamedb build "goofspiel(num_cards=N)" --db FILE``): uniform
+random play and OpenSpiel's MCTS bot (``gamedb.openspiel.mcts.MCTSAgent``: seeded
+searches a position, a Markov agent), each
+
+* scored exactly (``score_agent``: by layers over the stored positions): payoff against
+  the stored equilibrium in both seats, against its best response, exploitability,
+  seconds;
+* sampled: OpenSpiel's ``evaluate_bots`` over ``--games`` games in seat 1 against a
+  ``PolicyBot`` of the equilibrium (OpenSpiel's ``UniformRandomPolicy`` for random,
+  ``PolicyBot`` of the same MCTS agent for MCTS), with a 99.7 % interval (3 sigma).
+
+Not part of the test suite (tests/openspiel/test_mcts.py checks the same agreement on 4
+cards); results go to docs/openspiel.md. Usage:
+
+    python bench/openspiel_agents.py FILE [--agents random,mcts] [--simulations 10]
+        [--searches 1] [--games 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from open_spiel.python import policy as openspiel_policy
+from open_spiel.python.algorithms import evaluate_bots
+from open_spiel.python.bots.policy import PolicyBot
+
+from gamedb.openspiel.bridge import Bridge
+from gamedb.openspiel.mcts import MCTSAgent
+from gamedb.play.agents import Uniform
+from gamedb.play.score import score_agent
+
+
+def sampled(bridge: Bridge, policy: object, games: int, seed: int = 0) -> tuple[float, float, float]:
+    """Mean payoff of ``policy`` in seat 1 against the equilibrium over ``games`` games,
+    its 3-sigma half width, and the seconds taken."""
+    rng = np.random.RandomState(seed)
+    bots = [PolicyBot(0, rng, policy), PolicyBot(1, rng, bridge.policy())]
+    start = time.perf_counter()
+    payoffs = np.array([evaluate_bots.evaluate_bots(bridge.openspiel_game.new_initial_state(),
+                                                    bots, rng)[0] for _ in range(games)])
+    scale = 1.0 / bridge.translation.scale(bridge.game)  # to gamedb's units
+    return (scale * float(payoffs.mean()), scale * 3 * float(payoffs.std()) / np.sqrt(games),
+            time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("db")
+    parser.add_argument("--agents", default="random,mcts")
+    parser.add_argument("--simulations", type=int, default=10)
+    parser.add_argument("--searches", type=int, default=1)
+    parser.add_argument("--games", type=int, default=10_000)
+    args = parser.parse_args()
+    with Bridge.open(args.db) as bridge:
+        print(f"{bridge.game.spec}: {bridge.db.meta.get('states'):,} stored positions")
+        print("| agent | vs equilibrium, seat 1 | seat 2 | vs best response, seat 1 | seat 2 "
+              "| exploitability | exact s | sampled seat 1 (± 3 sigma) | games | sampled s |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for name in args.agents.split(","):
+            if name == "random":
+                agent: object = Uniform()
+                theirs = openspiel_policy.UniformRandomPolicy(bridge.openspiel_game)
+            else:
+                agent = MCTSAgent(bridge.openspiel_game, simulations=args.simulations,
+                                  searches=args.searches)
+                theirs = bridge.policy(agent)
+            score = score_agent(bridge.game, bridge.db, agent)  # type: ignore[arg-type]
+            mean, half, seconds = sampled(bridge, theirs, args.games)
+            inside = abs(mean - score.vs_equilibrium[0]) <= half
+            print(f"| {score.agent} | {score.vs_equilibrium[0]:+.6f} | {score.vs_equilibrium[1]:+.6f} "
+                  f"| {score.vs_best_response[0]:+.6f} | {score.vs_best_response[1]:+.6f} "
+                  f"| {score.exploitability:.6f} | {score.seconds:.1f} "
+                  f"| {mean:+.4f} ± {half:.4f} ({'inside' if inside else 'OUTSIDE'}) "
+                  f"| {args.games:,} | {seconds:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
