@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.engine import Connection, Engine
 
 from gamedb.games import GameError, load_game
-from gamedb.games.base import TERMINAL, Game, layer_bounds, shown
+from gamedb.games.base import Game, layer_bounds, shown
 from gamedb.games.expansion import root_of
 from gamedb.store import schema
 from gamedb.store.codec import decode, encode, no_gc
@@ -36,6 +35,7 @@ from gamedb.store.engine import (
 )
 from gamedb.store.errors import DamagedFile, NotSolved, SpecMismatch
 from gamedb.store.pages import PageReader, PageRows, damage_said
+from gamedb.store.solving import OnDemand, Solved
 from gamedb.store.views import VIEWS
 from gamedb.store.migrate import check_schema
 
@@ -149,9 +149,8 @@ class GameDB:
         except BaseException:  # release the file here: a connection left to the garbage
             self.close()       # collector is closed by whichever thread runs it, and
             raise              # SQLite refuses that with a traceback on stderr (serve)
-        # a values-only file's stage solutions, per canonical key (many positions share one)
-        self._solve_stage = functools.lru_cache(maxsize=1 << 14)(self._solve_stage_uncached)
-        self._prefetched: dict[int, tuple[dict[int, float], dict[int, float]]] = {}
+        self.on_demand = OnDemand(self.game, self._stored_values)
+        """The strategies of positions stored without them (``gamedb.store.solving``)."""
 
     def __enter__(self) -> GameDB:
         return self
@@ -185,8 +184,7 @@ class GameDB:
         layer = int(self.game.layer_of(np.array([canon.key], np.int64))[0])
         stored_value, gap, stored = self.checked_row(where, *row, layer=layer)
         if row.strategy1 is None:  # a values-only file or layer
-            solved = self._prefetched.get(canon.key) or self._solve_stage(canon.key)
-            stored = dict(zip((1, 2), solved))
+            stored = dict(zip((1, 2), self.on_demand.strategies(canon.key)))
         strategies: dict[int, dict[int, float]] = {}
         for player in (1, 2):
             real_of = {label: real for real, label in canon.actions[player - 1].items()}
@@ -332,46 +330,16 @@ class GameDB:
 
     def prefetch(self, states: Iterable[Any]) -> None:
         """Solve at once the stage games ``probe`` would solve one by one for these
-        decision states (those of layers stored without strategies), so that each page
-        of successor values is decoded once for all of them, not once per position
-        (a simulation of 10,000 games asks for 10,000 positions a round). Kept until the
-        next call; positions not stored are left to ``probe`` to report."""
-        by_layer: dict[int, set[int]] = {}
-        for state in states:
-            key = self.game.canonical(state).key
-            by_layer.setdefault(int(self.game.layer_of(np.array([key], np.int64))[0]),
-                                set()).add(key)
-        self._prefetched = {}
-        for layer, wanted in by_layer.items():
-            if self.stores_strategies(layer) or len(wanted) < 2:
-                continue
-            keys = np.array(sorted(wanted), np.int64)
-            try:
-                _, _, first, second = self.solved_strategies(keys)
-            except NotSolved:  # below a book, an unfinished build: probe says which
-                continue
-            self._prefetched.update((key, (decode(a), decode(b)))
-                                    for key, a, b in zip(keys.tolist(), first, second))
+        decision states (``OnDemand.prefetch``)."""
+        keys = np.array([self.game.canonical(state).key for state in states], np.int64)
+        layers = self.game.layer_of(keys)
+        self.on_demand.prefetch([keys[layers == layer] for layer in np.unique(layers).tolist()
+                                 if not self.stores_strategies(layer)])
 
-    def _solve_stage_uncached(self, key: int) -> tuple[dict[int, float], dict[int, float]]:
-        """Solve a stored position's stage game from its successors' stored values."""
-        _, _, first, second = self.solved_strategies(np.array([key], np.int64))
-        return decode(first[0]), decode(second[0])
-
-    def solved_strategies(self, keys: npt.NDArray[np.int64]) -> tuple[
-            npt.NDArray[np.float64], npt.NDArray[np.float64], list[str], list[str]]:
+    def solved_strategies(self, keys: npt.NDArray[np.int64]) -> Solved:
         """Solve the stage games of stored positions (sorted ``keys`` of one layer) from
-        their successors' stored values, as the build does (same kernel, same labels,
-        same rounding of the stored text): their values, gaps and both strategy texts."""
-        from gamedb.solver.backward import ValueTable, solve_states  # LP kernels: on demand
-        succ = np.unique(self.game.expand(keys).succ)
-        succ = succ[succ != TERMINAL]
-        table = ValueTable()
-        table.add(0, succ, self._stored_values(succ))  # one pseudo-layer, never evicted
-        solved = solve_states(self.game, keys, table)
-        return (solved.values, solved.gaps,
-                encode(solved.row_strategies, solved.expansion.row_actions),
-                encode(solved.col_strategies, solved.expansion.col_actions))
+        their successors' stored values (``OnDemand.solved``)."""
+        return self.on_demand.solved(keys)
 
     def _stored_values(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         """Return the stored values of sorted, distinct ``keys`` (all must be stored)."""
