@@ -167,3 +167,20 @@ def test_monte_carlo_agrees_with_exact_evaluation_within_its_interval() -> None:
     assert sim.win == pytest.approx(exact.win, abs=0.03)
     again = simulate(game, equilibrium(spec), Uniform(), 4000, seed=12)
     assert again == sim  # seeded: the same games
+
+
+def test_games_played_in_step_are_the_games_played_one_by_one(tmp_path: Any) -> None:
+    """Each game draws from its own stream, so the batch size changes no game; the
+    equilibrium of a values-only file is asked a round at a time (``prefetch``)."""
+    from gamedb.builder import build
+    from gamedb.store import open_db
+
+    spec = "goofspiel(num_cards=5)"
+    game = load_game(spec)
+    build(spec, tmp_path / "g5.sqlite", values_only=True)
+    with open_db(tmp_path / "g5.sqlite") as db:
+        def played(batch: int, seed: int = 5) -> Any:
+            return simulate(game, Equilibrium(game, db), Uniform(), 300, seed=seed, batch=batch)
+        one_by_one = played(1)
+        assert played(64) == played(10_000) == one_by_one
+        assert played(300, seed=6) != one_by_one

@@ -134,3 +134,20 @@ def test_an_exact_match_against_a_values_only_file_scores_like_the_full_file(pai
             agents = (make_agent("equilibrium", db.game, db), make_agent("random", db.game, db))
             payoffs.append(play_match(db.game, *agents).payoff)
     assert payoffs[1] == pytest.approx(payoffs[0], abs=1e-12)
+
+
+def test_a_prefetched_round_gives_the_full_files_strategies_to_the_bit(pair) -> None:  # type: ignore[no-untyped-def]
+    """``GameDB.prefetch`` solves a round of positions in one batch (a simulation's);
+    each must come out as the full file stores it, and as one solved alone."""
+    import sqlite3
+
+    _, full, lean = pair
+    with sqlite3.connect(full) as conn:
+        keys = [key for (key,) in conn.execute("SELECT key FROM states")]
+    with open_db(full) as ref, open_db(lean) as db, open_db(lean) as alone:
+        states = [db.game.decode(key) for key in keys]
+        db.prefetch(states)
+        assert len(db.on_demand._prefetched) == len(keys)  # every position, in one pass
+        for state in states:
+            got, want = db.probe(state), ref.probe(state)
+            assert got.strategies == want.strategies == alone.probe(state).strategies
