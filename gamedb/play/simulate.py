@@ -64,11 +64,11 @@ def simulate(game: Game[Any], agent1: Agent, agent2: Agent, games: int, *,
     """
     if games < 1:
         raise ValueError("games must be at least 1")
-    streams = np.random.SeedSequence(seed).spawn(games)
+    root = np.random.SeedSequence(seed)  # its children, a batch at a time: the same ones
     rows: list[tuple[float, float, float]] = []
     said = [0]
     for start in range(0, games, batch):
-        rngs = [np.random.default_rng(s) for s in streams[start:start + batch]]
+        rngs = [np.random.default_rng(s) for s in root.spawn(min(batch, games - start))]
 
         def moved(share: float, before: int = start, size: int = len(rngs)) -> None:
             if on_progress is not None and before + int(share * size) > said[0]:
