@@ -214,10 +214,16 @@ def check_mapping(cache: Cache, db: GameDB, mapped: Mapped, keys: Ints, values: 
 
 
 def stored(db: GameDB) -> tuple[Ints, Floats]:
-    """Every stored key of the file and its value, in key order."""
+    """Every stored key of the file and its value, in key order (a page layer's pages
+    decoded as arrays: ``GameDB.layer_rows`` would make Python rows of them)."""
     keys: list[Ints] = []
     values: list[Floats] = []
     for layer in db.stored_layers():
+        if layer in db.pages.layers:
+            for page in db.pages.layer_pages(layer):
+                keys.append(page.keys)
+                values.append(page.values)
+            continue
         for rows in db.layer_rows(layer, size=1 << 20, strategies=False):
             keys.append(rows.keys)
             values.append(rows.numbers())
