@@ -20,6 +20,7 @@ from gopssolver_values import (  # bench/, via conftest
     HEADER, MAGIC, THRESHOLDS, compare_files, read_cache, resolve,
 )
 
+from gamedb.builder import build
 from gamedb.store import open_db
 
 BINARY = os.environ.get("GOPSSOLVER", "")
@@ -45,11 +46,16 @@ BY_HAND = [
 ]
 
 
-def test_hand_solved_entries_map_to_the_same_values(built, tmp_path: Path) -> None:
+@pytest.mark.parametrize("paged", [False, True])
+def test_hand_solved_entries_map_to_the_same_values(built, tmp_path: Path, paged: bool) -> None:
     cache_path = tmp_path / "hand.evc"
     write_cache(cache_path, BY_HAND)
     cache = read_cache(cache_path)
-    with open_db(built("goofspiel(num_cards=4)")) as db:
+    path = built("goofspiel(num_cards=4)")
+    if paged:  # every layer of 10 positions or more as pages (9 cards' big layers are)
+        build("goofspiel(num_cards=4)", path := tmp_path / "paged.sqlite", page_min=10)
+    with open_db(path) as db:
+        assert bool(db.pages.layers) == paged
         mapped, keys, _, result = compare_files(cache, db)
     assert np.abs(result.ours - [v for *_, v in BY_HAND]).max() <= 1e-12  # no NaN either
     assert mapped.keys[2] == -1 and mapped.signs[1] == -1.0  # decided; the stored twin
