@@ -6,7 +6,9 @@ the interpreter's lock, and every other request waited for it (an ``/api/show`` 
 time (another gets 429 at once); it is started on the first solve (spawned, not forked
 from the threaded server) and loads the compiled solver once before it says it is
 ready, so a small solve takes tens of milliseconds. A solve still running after
-``seconds`` is stopped with its worker (SIGTERM: its temporary file is removed on the
+``seconds``, or whose worker holds more than ``memory`` bytes resident (watched every
+0.1 s; a quarter of the memory available when the server started, at most 4 GiB, by
+default), is stopped with its worker (SIGTERM: its temporary file is removed on the
 way out; SIGKILL if it does not end) and answered with a 4xx saying so; the next solve
 starts a new worker.
 
@@ -19,6 +21,8 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import threading
+import time
+from pathlib import Path
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -28,6 +32,19 @@ SOLVE_SECONDS = 30.0
 _START_SECONDS = 120.0
 #: Seconds a stopped worker gets to clean up before it is killed.
 _GRACE = 5.0
+#: Seconds between looks at a running solve's memory.
+_WATCH = 0.1
+#: The most memory a solve may hold by default, whatever the machine has.
+MEMORY_CAP = 4 << 30
+
+
+def default_memory() -> int:
+    """The resident bytes a solve may hold: a quarter of the memory available now, at
+    most ``MEMORY_CAP`` (``MEMORY_CAP`` where the system does not say)."""
+    from gamedb.builder.estimate import available_memory
+
+    available = available_memory()
+    return MEMORY_CAP if available is None else min(MEMORY_CAP, available // 4)
 
 
 class SolveRefused(Exception):
@@ -41,9 +58,11 @@ class SolveRefused(Exception):
 class Solver:
     """Solve positions in a worker process, one at a time, each for at most ``seconds``."""
 
-    def __init__(self, max_positions: int, seconds: float = SOLVE_SECONDS):
+    def __init__(self, max_positions: int, seconds: float = SOLVE_SECONDS,
+                 memory: int | None = None):
         self.max_positions = max_positions
         self.seconds = seconds
+        self.memory = default_memory() if memory is None else memory
         self._busy = threading.Lock()
         self._worker: Any = None
         self._pipe: Connection | None = None
@@ -61,15 +80,27 @@ class Solver:
         try:
             pipe = self._started()
             pipe.send((spec, position, self.max_positions))
-            if not pipe.poll(self.seconds):
-                self.stop()
-                raise SolveRefused(400, f"this solve took longer than {self.seconds:g} s, "
-                                   "the server's limit, and was stopped; run gamedb solve "
-                                   "SPEC POSITION on your machine (no time limit there)")
+            self._watched(pipe)
             kind, payload = self._received(pipe)
         finally:
             self._busy.release()
         return _answer(kind, payload)
+
+    def _watched(self, pipe: Connection) -> None:
+        """Wait for the worker's answer within the time and memory limits."""
+        deadline = time.monotonic() + self.seconds
+        while not pipe.poll(max(0.0, min(_WATCH, deadline - time.monotonic()))):
+            held = _resident(self._worker.pid) if self._worker is not None else 0
+            if held > self.memory:
+                self.stop()
+                raise SolveRefused(400, f"this solve needed more than {_mib(self.memory)} of "
+                                   "memory, the server's limit, and was stopped; run gamedb "
+                                   "solve SPEC POSITION on your machine")
+            if time.monotonic() >= deadline:
+                self.stop()
+                raise SolveRefused(400, f"this solve took longer than {self.seconds:g} s, "
+                                   "the server's limit, and was stopped; run gamedb solve "
+                                   "SPEC POSITION on your machine (no time limit there)")
 
     def stop(self) -> None:
         """Stop the worker: SIGTERM, then SIGKILL after a grace (idempotent)."""
@@ -112,6 +143,21 @@ class Solver:
             raise RuntimeError(f"the solver's process ended without an answer (exit status "
                                f"{code})") from None
         return kind, payload
+
+
+def _resident(pid: int) -> int:
+    """The resident bytes of process ``pid`` (0 where ``/proc`` does not say)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.0f} MiB"
 
 
 def _answer(kind: str, payload: Any) -> dict[str, Any]:

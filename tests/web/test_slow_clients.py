@@ -122,3 +122,25 @@ def test_a_slow_solve_does_not_slow_other_requests_and_is_stopped_at_its_limit(
     assert after.status == 200 and after.body == first.body  # a new process answers
     time.sleep(0.5)
     assert not _solve_folders() - before  # the stopped solve removed its temporary file
+
+
+def test_a_solve_past_its_memory_limit_is_stopped_and_the_next_one_answers() -> None:
+    """The worker's resident memory is watched while it solves (``/api/solve`` of a
+    big subgame once grew the server's solver without bound)."""
+    from gamedb.web.app import SOLVE_LIMIT
+    from gamedb.web.solving import MEMORY_CAP, SolveRefused, Solver, default_memory
+
+    assert 0 < default_memory() <= MEMORY_CAP
+    tight = Solver(SOLVE_LIMIT, seconds=60, memory=1)  # less than any process holds
+    try:
+        started = time.monotonic()
+        with pytest.raises(SolveRefused, match="needed more than 0 MiB of memory, the "
+                                               "server's limit, and was stopped; run gamedb "
+                                               "solve") as refused:
+            tight.solve(SLOW["spec"], SLOW["position"])
+        assert refused.value.status == 400 and time.monotonic() - started < 30
+        assert tight._worker is None  # stopped
+        tight.memory = default_memory()
+        assert tight.solve("nim(heaps=1-2)", "start")["value"] is not None  # a new worker
+    finally:
+        tight.stop()
