@@ -93,7 +93,9 @@ class Solver:
             held = _resident(self._worker.pid) if self._worker is not None else 0
             if held > self.memory:
                 self.stop()
-                raise SolveRefused(400, f"this solve needed more than {_mib(self.memory)} of "
+                from gamedb.builder.estimate import size
+
+                raise SolveRefused(400, f"this solve needed more than {size(self.memory)} of "
                                    "memory, the server's limit, and was stopped; run gamedb "
                                    "solve SPEC POSITION on your machine")
             if time.monotonic() >= deadline:
@@ -154,10 +156,6 @@ def _resident(pid: int) -> int:
     except (OSError, ValueError, IndexError):
         pass
     return 0
-
-
-def _mib(n: int) -> str:
-    return f"{n / 2**20:,.0f} MiB"
 
 
 def _answer(kind: str, payload: Any) -> dict[str, Any]:

@@ -134,7 +134,7 @@ def test_a_solve_past_its_memory_limit_is_stopped_and_the_next_one_answers() -> 
     tight = Solver(SOLVE_LIMIT, seconds=60, memory=1)  # less than any process holds
     try:
         started = time.monotonic()
-        with pytest.raises(SolveRefused, match="needed more than 0 MiB of memory, the "
+        with pytest.raises(SolveRefused, match="needed more than 1 B of memory, the "
                                                "server's limit, and was stopped; run gamedb "
                                                "solve") as refused:
             tight.solve(SLOW["spec"], SLOW["position"])
