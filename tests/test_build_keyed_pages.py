@@ -192,7 +192,7 @@ def test_sql_reads_every_position_of_a_file_with_pages(pair: tuple[Path, Path]) 
             CliRunner().invoke(cli, ["sql", str(pair[0]), view]).stdout
     rows_only = CliRunner().invoke(cli, ["sql", str(pair[1]), "SELECT count(*) FROM states",
                                          "--no-pages"])
-    assert rows_only.exit_code == 0 and "gamedb sql --pages" in rows_only.stderr
+    assert rows_only.exit_code == 0 and "with --pages" in rows_only.stderr
     write = CliRunner().invoke(cli, ["sql", str(pair[1]), "DELETE FROM states"])
     assert write.exit_code == 1 and "Traceback" not in write.output
     assert pair[1].read_bytes() == before

@@ -25,10 +25,12 @@ if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of row objects.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV with a header row.")
 @click.option("--pages/--no-pages", default=None,
-              help="Read the positions of page layers (big layers of big games, kept as "
-                   "compressed pages) into temporary tables first, so that states, "
-                   "positions and strategies hold every position. Default: when they are "
-                   "at most 15,000,000 positions.")
+              help="See the positions of page layers too (big layers of big games, kept "
+                   "as compressed pages): an aggregate per layer (count, sum, total, avg, "
+                   "min, max of value, gap, layer; WHERE and GROUP BY on layer) reads a "
+                   "summary of each page, at any size; any other statement first reads "
+                   "them into temporary tables. Default: on for aggregates, and for other "
+                   "statements when the pages hold at most 15,000,000 positions.")
 @user_errors
 def sql(db_path: Path, query: str, as_json: bool, as_csv: bool, pages: bool | None) -> None:
     """Run one SQL statement on a database opened read-only (writes fail).
@@ -45,10 +47,12 @@ def sql(db_path: Path, query: str, as_json: bool, as_csv: bool, pages: bool | No
         raise click.UsageError("choose one of --json and --csv")
     from gamedb.store.export import page_layers_note, paged_positions, run_query
     from gamedb.store.sqlpages import SQL_PAGE_LIMIT, reads_positions
+    from gamedb.store.sqlsummary import rewrite
 
     paged = paged_positions(db_path)
     if pages is None:  # a statement on meta or layers alone needs no pages
-        pages = 0 < paged <= SQL_PAGE_LIMIT and reads_positions(query)
+        pages = 0 < paged and reads_positions(query) \
+            and (paged <= SQL_PAGE_LIMIT or rewrite(query) is not None)
     if paged and not pages and reads_positions(query) \
             and (note := page_layers_note(db_path)) is not None:
         click.echo(note, err=True)

@@ -36,7 +36,8 @@ from gamedb.store.engine import file_uri, interrupted_write, missing_file_said
 from gamedb.store.database import GameDB, StoredRows, open_db
 from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError, refuse_own_database
 from gamedb.store.pages import PageError
-from gamedb.store.sqlpages import SQL_PAGE_LIMIT, page_positions, shadow_pages
+from gamedb.store.sqlpages import page_positions, shadow_pages
+from gamedb.store.sqlsummary import rewrite, summarize
 
 Progress = Callable[[int, int], None]
 
@@ -51,9 +52,12 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
               ) -> Iterator[tuple[list[str], Iterator[tuple[Any, ...]]]]:
     """Run one SQL statement on a file opened read-only; yield (columns, rows).
 
-    ``pages``: first read the positions of page layers into temporary tables that
-    shadow ``states`` and the views (``store.sqlpages``), so that the statement sees
-    every position; ``on_progress`` gets (positions read, positions in pages).
+    ``pages``: the statement sees every position, page layers included: an aggregate
+    per layer (``store.sqlsummary``: counts, sums, averages, extremes of ``value``,
+    ``gap`` and ``layer``, filtered and grouped by ``layer``) reads a summary of each
+    layer, at any size; any other statement first reads the positions of page layers
+    into temporary tables that shadow ``states`` and the views (``store.sqlpages``).
+    ``on_progress`` gets (positions read, positions to read).
 
     Raises:
         NotAGameDB: no such file.
@@ -62,9 +66,16 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
     """
     prepare = None
     if pages:
+        summary = None if params else rewrite(sql)
+        if summary is not None:
+            sql = summary.sql
+
         def prepare(conn: sqlite3.Connection) -> None:
             try:
-                shadow_pages(conn, on_progress)
+                if summary is not None:
+                    summarize(conn, summary.layers, on_progress)
+                else:
+                    shadow_pages(conn, on_progress)
             except PageError as exc:
                 raise DamagedFile(Path(path), str(exc)) from None
     conn = _readonly(Path(path), prepare)
@@ -137,8 +148,10 @@ def page_layers_note(path: str | Path) -> str | None:
         return None
     layers = ", ".join(str(layer) for layer, _ in rows)
     return (f"note: layer(s) {layers} ({sum(done for _, done in rows):,} positions) are stored "
-            "as compressed pages, not as rows of states, positions or strategies: gamedb "
-            "show, export and the Python API read them, and gamedb sql --pages (docs/format.md)")
+            "as compressed pages, not as rows of states, positions or strategies: this "
+            "statement saw the rows alone. gamedb sql answers counts, sums, averages and "
+            "extremes of value, gap and layer per layer over every position at any size, and "
+            "reads the pages for any other statement with --pages (docs/queries.md)")
 
 
 def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Generator[tuple[Any, ...], None, None]:

@@ -205,8 +205,8 @@ def encode_rows(rows: PageRows, level: int = LEVEL) -> bytes:
                                      for part in sections)
 
 
-def decode_rows(data: bytes, count: int, first_key: int) -> PageRows:
-    """Inverse of ``encode_rows``; ``PageError`` if the page does not decode."""
+def _sections(data: bytes) -> tuple[int, list[bytes]]:
+    """Split a page of codec ``ROWS`` into its flags and sections."""
     if not data or data[0] & ~(_STRATEGIES | _EVERY_PROB):
         raise PageError("a page's flags are damaged")
     flags, parts, at = data[0], [], 1
@@ -218,6 +218,25 @@ def decode_rows(data: bytes, count: int, first_key: int) -> PageRows:
         at += 4 + size
     if len(parts) != (9 if flags & _STRATEGIES else 2):
         raise PageError(f"a page holds {len(parts)} sections")
+    return flags, parts
+
+
+def decode_numbers(data: bytes, count: int, codec: str) -> tuple[Floats, Floats | None]:
+    """Return the values and the gaps (None: a page without them) of one page of any
+    codec, decoding nothing else (no keys, no strategies); ``PageError`` if it does not
+    decode."""
+    if codec != ROWS:
+        return decode_page(data, count, codec), None
+    flags, parts = _sections(data)
+    values = _unpack(parts[1], "<f8", count).astype(np.float64)
+    if not flags & _STRATEGIES:
+        return values, None
+    return values, _unpack(parts[2], "<f8", count).astype(np.float64)
+
+
+def decode_rows(data: bytes, count: int, first_key: int) -> PageRows:
+    """Inverse of ``encode_rows``; ``PageError`` if the page does not decode."""
+    flags, parts = _sections(data)
     keys = np.cumsum(_unpack(parts[0], "<u8", count).astype(np.int64)) + first_key
     values = _unpack(parts[1], "<f8", count).astype(np.float64)
     if not flags & _STRATEGIES:
@@ -501,5 +520,5 @@ class PageReader:
 
 
 __all__ = ["CODEC", "CODECS", "FLOAT32", "KeyMap", "PAGE_MIN", "PAGE_TARGET", "PageError", "PageLayer",
-           "PageRows", "ROWS", "Sparse", "decode_rows", "encode_rows",
+           "PageRows", "ROWS", "Sparse", "decode_numbers", "decode_rows", "encode_rows",
            "PageReader", "damage_said", "decode_page", "encode_page", "pack_ints", "unpack_ints"]

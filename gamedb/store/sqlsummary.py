@@ -1,0 +1,327 @@
+"""Aggregates over every position for SQL, at any size: per-layer summaries of page layers.
+
+``gamedb sql`` can copy the positions of page layers into a temporary ``states``
+(``store.sqlpages``), but a copy costs about 3 µs a position: 13-card Goofspiel's
+1.34e9 positions would take over an hour. The questions asked of a whole file are
+mostly aggregates per layer, and those need no copy. A statement that
+
+* reads ``states`` or ``positions`` (one of them, no join, no subquery),
+* uses ``value``, ``gap`` and ``key`` only inside ``count``, ``sum``, ``total``,
+  ``avg``, ``min`` and ``max`` (of one column, or ``count(*)``), and ``layer``
+  anywhere (``WHERE``, ``GROUP BY``, ``HAVING``, ``ORDER BY``, inside aggregates),
+
+is *rewritten* onto a small temporary table ``layer_summary`` that holds, per layer,
+how many positions it has and the count, sum, least and largest of its values and of
+its gaps. Those are computed page by page with NumPy (the values and gaps of a page
+only: keys and strategies are not decoded), and for the row layers by SQLite itself
+(``GROUP BY layer`` over the rows). SQLite then runs the rewritten statement, so its
+``WHERE``, ``HAVING``, ``ORDER BY``, ``LIMIT``, aliases and scalar functions work as
+written and the columns keep their names. Only the page layers the ``WHERE`` clause
+keeps are read.
+
+Counts, least and largest values are exact. A sum (and so an average) adds each page's
+values pairwise (NumPy) and the pages' sums exactly (``math.fsum``), where SQLite adds
+rows one by one: the two may differ in the last digits (a relative 1e-15 or so).
+
+>>> rewrite("SELECT layer, count(*), avg(value) FROM states GROUP BY layer").sql
+'SELECT layer, coalesce(sum(n), 0) AS "count(*)", (sum(value_sum) / sum(value_n)) AS "avg(value)" FROM temp.layer_summary GROUP BY layer'
+>>> rewrite("SELECT max(gap) AS worst FROM positions WHERE layer >= 8").layers
+'layer >= 8'
+>>> rewrite("SELECT value FROM states WHERE layer = 3") is None  # one value per position
+True
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from gamedb.store.pages import PageError, decode_numbers
+from gamedb.types import Floats
+
+Progress = Callable[[int, int], None]
+
+#: The temporary table a rewritten statement reads.
+SUMMARY = "layer_summary"
+
+#: aggregate(column) -> its expression over ``layer_summary``.
+_OVER_SUMMARY = {
+    **{f"count({c})": "coalesce(sum(n), 0)" for c in ("*", "key", "layer")},
+    **{f"{f}(key)": None for f in ("sum", "total", "avg", "min", "max")},  # not summarised
+    "sum(layer)": "sum(layer * n)",
+    "total(layer)": "total(layer * n)",
+    "avg(layer)": "(sum(layer * n) * 1.0 / sum(n))",
+    "min(layer)": "min(layer)",
+    "max(layer)": "max(layer)",
+    **{k: v for c in ("value", "gap") for k, v in (
+        (f"count({c})", f"coalesce(sum({c}_n), 0)"),
+        (f"sum({c})", f"sum({c}_sum)"),
+        (f"total({c})", f"total({c}_sum)"),
+        (f"avg({c})", f"(sum({c}_sum) / sum({c}_n))"),
+        (f"min({c})", f"min({c}_min)"),
+        (f"max({c})", f"max({c}_max)"))},
+}
+_SUMMARY_COLUMNS = {"n", *(f"{c}_{s}" for c in ("value", "gap") for s in ("n", "sum", "min", "max"))}
+_AGGREGATES = {"count", "sum", "total", "avg", "min", "max"}
+_TABLES = {"states", "positions"}
+#: Words a summarised statement may use besides ``layer``, aggregates and its aliases.
+_KEYWORDS = {
+    "select", "from", "where", "group", "by", "having", "order", "asc", "desc", "limit",
+    "offset", "and", "or", "not", "in", "between", "is", "null", "as", "nulls", "first",
+    "last", "case", "when", "then", "else", "end", "cast", "real", "integer", "text",
+    "round", "abs", "coalesce", "ifnull", "nullif", "printf", "format", "typeof",
+}
+#: Clauses that end a ``WHERE``.
+_AFTER_WHERE = {"group", "having", "order", "limit"}
+
+_TOKEN = re.compile(r"""
+    (?P<space>\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)
+  | (?P<string>'(?:[^']|'')*')
+  | (?P<quoted>"(?:[^"]|"")*")
+  | (?P<word>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)
+  | (?P<op><=|>=|<>|!=|==|\|\||[-+*/%<>=(),;~&|])
+""", re.VERBOSE | re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Rewritten:
+    """A statement rewritten onto ``layer_summary``."""
+
+    sql: str
+    """The statement to run once ``layer_summary`` exists."""
+    layers: str | None
+    """The statement's ``WHERE`` condition (on ``layer`` alone), None without one: the
+    layers to summarise."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    kind: str
+    text: str
+    start: int
+    end: int
+
+    @property
+    def word(self) -> str:
+        return self.text.lower() if self.kind == "word" else ""
+
+
+def _tokens(sql: str) -> list[_Token] | None:
+    """Split ``sql`` into tokens (None: something this module does not read, such as a
+    quoted identifier, a parameter or a dot)."""
+    tokens, at = [], 0
+    while at < len(sql):
+        match = _TOKEN.match(sql, at)
+        if match is None:
+            return None
+        kind = match.lastgroup or ""
+        if kind != "space":
+            tokens.append(_Token(kind, match.group(), match.start(), match.end()))
+        at = match.end()
+    return tokens
+
+
+def rewrite(sql: str) -> Rewritten | None:
+    """Return ``sql`` rewritten onto ``layer_summary``, or None if a summary cannot
+    answer it (see the module's docstring for what it can)."""
+    tokens = _tokens(sql)
+    if not tokens or tokens[0].word != "select":
+        return None
+    if tokens[-1].text == ";":
+        tokens = tokens[:-1]
+    edits: list[tuple[int, int, str]] = []  # (start, end, replacement) in sql
+    aliases: set[str] = set()
+    depth, i, where, from_at = 0, 1, None, None
+    while i < len(tokens):
+        token, word = tokens[i], tokens[i].word
+        previous = tokens[i - 1]
+        if token.text == "(":
+            depth += 1
+        elif token.text == ")":
+            depth -= 1
+        elif token.text == ";":
+            return None
+        elif token.text == "*" and not (previous.kind in ("number", "word") and
+                                         previous.word not in _KEYWORDS - {"null"}
+                                         or previous.text == ")"):
+            return None  # SELECT *: one row per position
+        elif word in _AGGREGATES and _is_call(tokens, i):
+            call = f"{word}({tokens[i + 2].text.lower()})"
+            over = _OVER_SUMMARY.get(call)
+            if over is None:
+                return None
+            edits.append((token.start, tokens[i + 3].end, over))
+            i += 4
+            continue
+        elif word == "from":
+            if from_at is not None or depth or i + 1 >= len(tokens) \
+                    or tokens[i + 1].word not in _TABLES:
+                return None
+            from_at = i
+            edits.append((tokens[i + 1].start, tokens[i + 1].end, f"temp.{SUMMARY}"))
+            if i + 2 < len(tokens) and tokens[i + 2].word not in {"where"} | _AFTER_WHERE:
+                return None  # an alias, a join, a comma...
+            i += 2
+            continue
+        elif word == "where" and not depth:
+            where = i
+        elif word == "as" and i + 1 < len(tokens) and tokens[i + 1].kind in ("word", "quoted"):
+            aliases.add(tokens[i + 1].word)
+            i += 2
+            continue
+        elif _implicit_alias(tokens, i, depth, from_at):
+            aliases.add(word)
+        elif token.kind == "quoted":
+            return None  # a quoted name other than an alias
+        elif token.kind == "word" and word != "layer" and word not in _KEYWORDS \
+                and word not in aliases:
+            return None  # value outside an aggregate, a join, a subquery, DISTINCT...
+        i += 1
+    if from_at is None or depth or aliases & _SUMMARY_COLUMNS:
+        return None  # an alias named like a summary column would read the column
+    layers = None
+    if where is not None:
+        stop = next((j for j in range(where + 1, len(tokens))
+                     if tokens[j].word in _AFTER_WHERE), len(tokens))
+        if stop == where + 1:
+            return None
+        if any(t.kind == "word" and t.word != "layer" and t.word not in _KEYWORDS
+               for t in tokens[where + 1:stop]):
+            return None  # an alias or an aggregate: not a condition on layer alone
+        layers = sql[tokens[where + 1].start:tokens[stop - 1].end]
+    edits += _named_columns(sql, tokens, from_at, edits)
+    return Rewritten(_edited(sql[:tokens[-1].end], edits), layers)
+
+
+def _implicit_alias(tokens: list[_Token], i: int, depth: int, from_at: int | None) -> bool:
+    """True if ``tokens[i]`` names a select-list item without ``AS`` (``count(*) n``)."""
+    after = tokens[i + 1] if i + 1 < len(tokens) else None
+    return (tokens[i].kind == "word" and tokens[i].word not in _KEYWORDS and not depth
+            and from_at is None and tokens[i - 1].text == ")"
+            and after is not None and (after.text == "," or after.word == "from"))
+
+
+def _is_call(tokens: list[_Token], i: int) -> bool:
+    """True if ``tokens[i]`` starts ``name ( argument )`` (one argument)."""
+    return (i + 3 < len(tokens) and tokens[i + 1].text == "(" and tokens[i + 3].text == ")"
+            and (tokens[i + 2].kind == "word" or tokens[i + 2].text == "*"))
+
+
+def _named_columns(sql: str, tokens: list[_Token], from_at: int,
+                   edits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Aliases for the select list's rewritten items without one, so each column keeps
+    the name SQLite gives it (the item's text as written)."""
+    items, start, depth = [], 1, 0
+    for j in range(1, from_at + 1):
+        text = tokens[j].text
+        depth += text == "("
+        depth -= text == ")"
+        if j == from_at or (text == "," and not depth):
+            items.append((start, j - 1))
+            start = j + 1
+    named = []
+    for first, last in items:
+        if last < first or (last > first and (tokens[last - 1].word == "as"
+                                              or tokens[last - 1].text == ")")):
+            continue
+        begin, end = tokens[first].start, tokens[last].end
+        if any(begin <= s < end for s, _, _ in edits):
+            name = sql[begin:end].replace('"', '""')
+            named.append((end, end, f' AS "{name}"'))
+    return named
+
+
+def _edited(sql: str, edits: list[tuple[int, int, str]]) -> str:
+    out, at = [], 0
+    for start, end, text in sorted(edits):
+        out += [sql[at:start], text]
+        at = end
+    return "".join(out + [sql[at:]])
+
+
+def summarize(conn: sqlite3.Connection, layers: str | None,
+              on_progress: Progress | None = None) -> int:
+    """Create ``temp.layer_summary`` on ``conn`` (read-only is fine) for the layers
+    ``layers`` keeps (a condition on ``layer``; None: all); return the page positions
+    read.
+
+    Raises:
+        PageError: a page does not decode.
+    """
+    where = f"WHERE ({layers})" if layers else ""
+    conn.execute(f"CREATE TEMP TABLE {SUMMARY}(layer INTEGER, n INTEGER, value_n INTEGER, "
+                 "value_sum REAL, value_min REAL, value_max REAL, gap_n INTEGER, gap_sum REAL, "
+                 "gap_min REAL, gap_max REAL)")
+    conn.execute(f"INSERT INTO temp.{SUMMARY} SELECT layer, count(*), count(value), sum(value), "
+                 "min(value), max(value), count(gap), sum(gap), min(gap), max(gap) "
+                 f"FROM main.states {where} GROUP BY layer")
+    paged = _page_layers(conn, where)
+    total, done = sum(count for _, _, count in paged), 0
+    for layer, codec, _ in paged:
+        values, gaps = _Numbers(), _Numbers()
+        for count, data in conn.execute("SELECT count, data FROM main.pages WHERE layer = ? "
+                                        "ORDER BY page", (layer,)):
+            layer_values, layer_gaps = decode_numbers(data, int(count), codec)
+            values.add(layer_values)
+            if layer_gaps is not None:
+                gaps.add(layer_gaps)
+            done += int(count)
+            if on_progress is not None:
+                on_progress(done, total)
+        if values.positions:
+            conn.execute(f"INSERT INTO temp.{SUMMARY} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         (layer, values.positions, *values.row(), *gaps.row()))
+    conn.commit()
+    return done
+
+
+def _page_layers(conn: sqlite3.Connection, where: str) -> list[tuple[int, str, int]]:
+    """The page layers ``where`` keeps: (layer, codec, positions stored)."""
+    try:
+        rows = conn.execute(
+            "SELECT p.layer, p.codec, (SELECT coalesce(sum(count), 0) FROM main.pages AS g "
+            f"WHERE g.layer = p.layer) FROM (SELECT * FROM main.page_layers {where}) AS p "
+            "ORDER BY p.layer").fetchall()
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):  # before schema 0006: rows only
+            return []
+        raise
+    return [(int(layer), str(codec), int(count)) for layer, codec, count in rows]
+
+
+class _Numbers:
+    """Count, exact sum, least and largest of the numbers added (NaN counts as NULL,
+    as SQLite stores it)."""
+
+    def __init__(self) -> None:
+        self.positions = 0
+        self.count = 0
+        self.sums: list[float] = []
+        self.low = math.inf
+        self.high = -math.inf
+
+    def add(self, numbers: Floats) -> None:
+        self.positions += len(numbers)
+        nan = np.isnan(numbers)
+        if nan.any():
+            numbers = numbers[~nan]
+        if not len(numbers):
+            return
+        self.count += len(numbers)
+        self.sums.append(float(numbers.sum()))
+        self.low = min(self.low, float(numbers.min()))
+        self.high = max(self.high, float(numbers.max()))
+
+    def row(self) -> tuple[int, float | None, float | None, float | None]:
+        if not self.count:
+            return 0, None, None, None
+        return self.count, math.fsum(self.sums), self.low, self.high
+
+
+__all__ = ["PageError", "Rewritten", "SUMMARY", "rewrite", "summarize"]
