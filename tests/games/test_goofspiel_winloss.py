@@ -142,3 +142,25 @@ def test_verify_samples_a_win_loss_file_through_the_face_and_catches_damage(tmp_
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE states SET value = value + 0.25 WHERE layer = 3")
     assert verify(path, sample=500, seed=2).failures > 0
+
+
+@pytest.mark.parametrize("n,word_bits", [(7, WORD_BITS), (6, 5)])
+def test_a_range_reads_only_its_slice_of_the_layer_below(n: int, word_bits: int) -> None:
+    """The stage games of any range from ``slice_below`` (the prize sets its blocks draw
+    from) are the same doubles as from the whole summary, and the slice of a range of
+    one block is a small part of the summary."""
+    face = _face(n).with_word_bits(word_bits)
+    summaries = {k: layer.summary for k, layer in solve_source(face, 250).items()}
+    for k in face.layers():
+        below = summaries.get(k - 1)
+        ranges = face.chunks(k, 97) + [(0, face.size(k))]
+        for start, stop in ranges:
+            part = face.slice_below(k, start, stop, below)
+            whole = face.games(k, start, stop, below)
+            sliced = face.games(k, start, stop, part)
+            assert all(np.array_equal(a, b) for a, b in zip(whole, sliced)), (k, start, stop)
+        if k > 2:
+            offsets = face.blocks(k)[3]
+            j = int(np.flatnonzero(np.diff(offsets))[0])  # the first block with positions
+            one = face.slice_below(k, int(offsets[j]), int(offsets[j + 1]), below)
+            assert 0 < one.chance.nbytes < below.nbytes / 4, k

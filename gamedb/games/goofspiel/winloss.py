@@ -29,6 +29,7 @@ for bit. A decided successor contributes sign(d') / draws summed draws times, as
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import comb
 
 import numpy as np
@@ -259,18 +260,54 @@ class WinLossIndex(Chained):
         return row[code], col[code]
 
     def games(self, layer: int, start: int, stop: int,
-              below: Floats | None) -> tuple[Floats, Ints, Ints]:
-        """Return the k x k stage games of positions start..stop-1 in key order."""
-        chance = chance_below(layer, below)
+              below: Floats | Slice | None) -> tuple[Floats, Ints, Ints]:
+        """Return the k x k stage games of positions start..stop-1 in key order, from
+        the summary of the layer below or from its ``slice_below`` for this range (the
+        same doubles)."""
         block, code = self._positions(layer, start, stop)
         score, prize, hidden, _ = self.blocks(layer)
         _, succ, sign = self.tables(layer)
         payoffs = np.empty((stop - start, layer, layer))
         low = max(layer - 1, 1)  # layer 1's games read nothing below
-        _games(block, code, (score, prize, hidden), layer, self.colex, succ, sign, chance,
-               (self.reach()[low], self.offsets(low), self.tables(low)[0]),
-               (radius(self.n, low), self.words[low], self.word_bits), payoffs)
+        if isinstance(below, Slice):
+            sets, chance, colex = (below.reach, below.first), below.chance, below.local
+        else:
+            sets, chance = (self.reach()[low], self.offsets(low)), chance_below(layer, below)
+            colex = self.colex
+        _games(block, code, (score, prize, hidden), layer, colex, succ, sign, chance,
+               (*sets, self.tables(low)[0]), (radius(self.n, low), self.words[low],
+                                               self.word_bits), payoffs)
         return square_games(payoffs)
+
+    def slice_below(self, layer: int, start: int, stop: int, below: Floats | None) -> Slice:
+        """Return what the stage games of positions start..stop-1 read of the layer
+        below's summary ``below``: the chance values of the prize sets Q their blocks
+        (d, p, Q) draw from, with those sets' score sets and offsets. The summary is
+        P-major, so each Q is one run of it; a range of one block reads one run (13
+        cards: at most 2.5 MB against a 16 GB summary)."""
+        if layer == 1:
+            return Slice(np.full(1 << self.n, -1, np.int64), ZERO, np.zeros(1, np.int64),
+                         np.zeros(1))
+        chance = chance_below(layer, below)
+        block, _ = self._positions(layer, start, stop)
+        hidden = self.blocks(layer)[2]
+        low, patterns = layer - 1, len(self._codes[layer - 1])
+        reach, first, words = self.reach()[low], self.offsets(low), self.words[low]
+        sets = np.unique(hidden[np.unique(block)])
+        cells = (self.colex[sets][:, None] * patterns + np.arange(patterns)).reshape(-1)
+        runs = first[cells]
+        local = np.full(1 << self.n, -1, np.int64)
+        local[sets] = np.arange(len(sets))
+        ends = np.append(runs[1:], 0)
+        ends[patterns - 1::patterns] = first[cells[patterns - 1::patterns] + 1]
+        sizes = ends - runs
+        new_first = np.zeros(len(cells) + 1, np.int64)
+        np.cumsum(sizes, out=new_first[1:])
+        taken = [chance[a:b] for a, b in zip(runs[::patterns].tolist(),
+                                              ends[patterns - 1::patterns].tolist())]
+        words_at = (cells[:, None] * words + np.arange(words)).reshape(-1)
+        return Slice(local, reach[words_at], new_first,
+                     np.concatenate(taken) if taken else np.zeros(0))
 
     def accumulate(self, layer: int, start: int, stop: int, values: Floats,
                    summary: Floats) -> None:
@@ -283,6 +320,28 @@ class WinLossIndex(Chained):
                     self.tables(layer)[0], self.colex, layer,
                     (self.reach()[layer], self.offsets(layer)),
                     (radius(self.n, layer), self.words[layer], self.word_bits), summary)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Slice:
+    """What a range of a layer reads of the layer below (``WinLossIndex.slice_below``):
+    the cells (c, Q) of a few prize sets Q, renumbered from 0 in the order of ``local``."""
+
+    local: Ints
+    """Prize-set mask -> its number in the slice (-1: not in it): the ``colex`` the
+    stage games use instead of the layer's."""
+    reach: Ints
+    """The cells' score sets (``words`` a cell)."""
+    first: Ints
+    """Where each cell's chance values start in ``chance`` (one more entry: the end)."""
+    chance: Floats
+    """The chance values of the cells, in order."""
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the slice (what a task of a distributed build receives)."""
+        return int(self.local.nbytes + self.reach.nbytes + self.first.nbytes
+                   + self.chance.nbytes)
 
 
 @njit(cache=True)
@@ -399,4 +458,4 @@ def _accumulate(values: Floats, block: Ints, code: Ints, blocks: tuple[Ints, Int
             out[score_rank(reach, first, cp * patterns + t, words, r, bits)] += (-1.0 / k) * values[i]
 
 
-__all__ = ["MAX_CARDS", "WinLossIndex", "radius"]
+__all__ = ["MAX_CARDS", "Slice", "WinLossIndex", "radius"]
