@@ -18,7 +18,7 @@ passed, which come first: they are the positions that were altered.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -40,9 +40,7 @@ from gamedb.store.checked import (
     NEGATIVE_GAP_ROUNDING, checked_row, is_grundy, joined_strategies, rows_with_strategies,
 )
 from gamedb.store.codec import decode_batch, decode_joined
-from gamedb.types import Bools, Floats
-
-Progress = Callable[[int, int], None]
+from gamedb.types import Bools, Floats, Progress
 
 #: How many failing positions a report lists (the count covers all of them).
 LISTED = 20

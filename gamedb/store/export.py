@@ -38,8 +38,7 @@ from gamedb.store.database import GameDB, StoredRows, open_db
 from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError, refuse_own_database
 from gamedb.store.pages import PageError
 from gamedb.store.sqlpages import SQL_PAGE_LIMIT, page_positions, shadow_pages
-
-Progress = Callable[[int, int], None]
+from gamedb.types import Progress
 
 
 
@@ -49,7 +48,7 @@ class QueryError(StoreError):
 
 @contextmanager
 def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
-              pages: bool = False, on_progress: Callable[[int, int], None] | None = None
+              pages: bool = False, on_progress: Progress | None = None
               ) -> Iterator[tuple[list[str], Iterator[tuple[Any, ...]]]]:
     """Run one SQL statement on a file opened read-only; yield (columns, rows).
 
