@@ -104,7 +104,8 @@ class _Layer:
 def sweep(game: Game[Any], db: GameDB, agent: Agent, *, worst: int = 10,
           on_progress: OpenProgress | None = None) -> SweepResult:
     """Score ``agent`` (asked at the stored positions of ``db``) exactly: see the
-    module docstring. ``worst`` positions (by reach x loss) are reported."""
+    module docstring. ``worst`` positions (by reach x loss) are reported;
+    ``on_progress(done, total)`` counts the pairs handled of those known so far."""
     root = root_of(game)
     roots = {seat: _codes(root.keys, np.where(root.weight > 0, seat, 3 - seat))
              for seat in (1, 2)}
