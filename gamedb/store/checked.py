@@ -10,11 +10,12 @@ each kind of damage reads the same wherever it is met.
 >>> checked_row(Path("x.sqlite"), "position p", 0.5, 0.0, '{"1":1.0}', '{"2":1.0}',
 ...             stores=True)
 (0.5, 0.0, {1: {1: 1.0}, 2: {2: 1.0}})
->>> checked_row(Path("x.sqlite"), "position p", 0.5, -5, '{"1":1.0}', '{"2":1.0}',
-...             stores=True)
-Traceback (most recent call last):
-...
-gamedb.store.errors.DamagedFile: x.sqlite: position p: the gap -5 is negative (a gap is the stage game's max minus min, at least 0) (the file is damaged; rebuild it or restore a copy)
+>>> try:
+...     checked_row(Path("x.sqlite"), "position p", 0.5, -5, '{"1":1.0}', '{"2":1.0}',
+...                 stores=True)
+... except DamagedFile as exc:
+...     print(exc.what)
+position p: the gap -5 is negative (a gap is the stage game's max minus min, at least 0)
 """
 
 from __future__ import annotations

@@ -141,7 +141,8 @@ class GameDB:
             check_schema(self._conn, str(path))
             self.game: Game[Any] = game_for_meta(self.meta, path)
             with damage_said(path, "page_layers"):
-                self.pages = PageReader(self.connection, frozen=self.meta.get("status") == "complete")
+                self.pages = PageReader(self.connection,
+                                        frozen=self.meta.get("status") == "complete")
                 """The file's page layers (``gamedb.store.pages``; none in most files)."""
             check_tables(self._conn, path, self.game)
         except BaseException:  # release the file here: a connection left to the garbage
