@@ -38,7 +38,8 @@ from gamedb.store import GameDB, open_db
 from gamedb.store.errors import StoreError, is_disk_full
 from gamedb.store.export import copy_top_layers
 from gamedb.store.ship import ship
-from gamedb.verify import Progress, verify
+from gamedb.types import Progress
+from gamedb.verify import verify
 
 
 #: Positions without stored strategies that a book solves them for (about a minute).

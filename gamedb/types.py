@@ -1,4 +1,5 @@
-"""The array types the package shares: one home, imported everywhere they are used.
+"""The types the package shares, arrays and progress callbacks: one home, imported
+everywhere they are used.
 
 >>> import numpy as np
 >>> keys: Keys = np.array([1 << 48], np.int64)
@@ -6,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeAlias
 
 import numpy as np
@@ -20,4 +22,9 @@ Keys: TypeAlias = npt.NDArray[np.int64]
 Bools: TypeAlias = npt.NDArray[np.bool_]
 """Masks."""
 
-__all__ = ["Bools", "Floats", "Ints", "Keys"]
+Progress: TypeAlias = Callable[[int, int], None]
+"""``on_progress(done, total)``: work done of a total known in advance."""
+OpenProgress: TypeAlias = Callable[[int, int | None], None]
+"""``on_progress(done, total)``; ``total`` is None where it is not known in advance."""
+
+__all__ = ["Bools", "Floats", "Ints", "Keys", "OpenProgress", "Progress"]

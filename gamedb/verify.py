@@ -18,7 +18,7 @@ passed, which come first: they are the positions that were altered.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -36,11 +36,11 @@ from gamedb.solver.exact import solve_exact
 from gamedb.solver.grundy import grundy_layer
 from gamedb.solver.matrix_game import TOLERANCE, batch_gaps, solve_games
 from gamedb.store import DamagedFile, GameDB, StoredRows, open_db
-from gamedb.store.database import NEGATIVE_GAP_ROUNDING, is_grundy
+from gamedb.store.checked import (
+    NEGATIVE_GAP_ROUNDING, checked_row, is_grundy, joined_strategies, rows_with_strategies,
+)
 from gamedb.store.codec import decode_batch, decode_joined
-from gamedb.types import Bools, Floats
-
-Progress = Callable[[int, int], None]
+from gamedb.types import Bools, Floats, Progress
 
 #: How many failing positions a report lists (the count covers all of them).
 LISTED = 20
@@ -267,7 +267,8 @@ def _flag_problems(db: GameDB) -> list[str]:
         flag = f"strategies_from {below} (no strategy stored below layer {below})"
     else:
         return []
-    count, first = db.rows_with_strategies(None if below is None else layer_bounds(below)[0])
+    count, first = rows_with_strategies(db.connection,
+                                        None if below is None else layer_bounds(below)[0])
     if first is None:
         return []
     layer = int(db.game.layer_of(np.array([first], np.int64))[0])
@@ -413,9 +414,9 @@ class _Check:
         if not rows.texts:  # read without its strategies: read it whole
             rows, i = self.db.rows_of(rows.keys[i:i + 1]), 0
         try:
-            self.db.checked_row("", rows.values[i], rows.gaps[i], rows.strategy1[i],
-                                rows.strategy2[i],
-                                layer=int(self.game.layer_of(rows.keys[i:i + 1])[0]))
+            layer = int(self.game.layer_of(rows.keys[i:i + 1])[0])
+            checked_row(self.db.path, "", rows.values[i], rows.gaps[i], rows.strategy1[i],
+                        rows.strategy2[i], stores=self.db.stores_strategies(layer))
         except DamagedFile as exc:
             return exc.what.removeprefix(": ")
         return None
@@ -481,7 +482,8 @@ class _Check:
             npt.NDArray[np.int64], npt.NDArray[np.int64], Floats]:
         """Sizes, labels and probabilities of one player's strategies in ``rows[part]``."""
         if not rows.texts:  # streamed without them: join them in SQL
-            joined = self.db.joined_strategies(int(rows.keys[part][0]), int(rows.keys[part][-1]))
+            joined = joined_strategies(self.db.connection, int(rows.keys[part][0]),
+                                       int(rows.keys[part][-1]))
             return decode_joined(joined[player - 1], len(rows.keys[part]))
         texts = (rows.strategy1 if player == 1 else rows.strategy2)[part]
         return decode_batch(texts)

@@ -271,6 +271,12 @@ def test_the_project_docs_stand_alone_and_name_their_architecture_page() -> None
     assert "docs/architecture.md" in (ROOT / "README.md").read_text()
 
 
+def test_no_page_keeps_a_merge_conflict() -> None:
+    pages = [*sorted(ROOT.glob("*.md")), *sorted(DOCS.glob("*.md"))]
+    marks = re.compile(r"^(<{7}|>{7})( |$)", re.M)
+    assert not [p.name for p in pages if marks.search(p.read_text())]
+
+
 def test_the_play_page_s_python_example_runs_with_its_imports() -> None:
     code = re.findall(r"```python\n(.*?)```", (DOCS / "play.md").read_text(), re.S)
     assert code and "from gamedb.play.evaluate import" in code[0]

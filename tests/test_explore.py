@@ -21,8 +21,8 @@ CONTRACT = {"spec", "position", "value", "strategy", "actions"}
 
 def _decision_states(db, limit: int = 40):  # type: ignore[no-untyped-def]
     """A sample of stored positions, decoded (the first ``limit`` keys)."""
-    keys = [k for (k,) in db._raw.execute("SELECT key FROM states ORDER BY key DESC LIMIT ?",
-                                          (limit,))]
+    keys = [k for (k,) in db.connection.execute(
+        "SELECT key FROM states ORDER BY key DESC LIMIT ?", (limit,))]
     return [db.game.decode(k) for k in keys]
 
 

@@ -16,7 +16,6 @@ endgame layers are solved first (13-card Goofspiel here: 387 k positions/s in la
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
@@ -24,6 +23,7 @@ import numpy as np
 from gamedb.games.source import LayerSource
 from gamedb.store.engine import BuildProgress
 from gamedb.store.writer import Chunk, Writer
+from gamedb.types import OpenProgress
 
 #: The ETA's cost model of a position (``layer_weights``): storing it costs as much as
 #: solving this many stage-game entries, and one with strategies this many without.
@@ -67,7 +67,7 @@ class Counting(Quiet):
     """An observer that calls ``count(done, total)`` after every chunk, and ignores
     the rest: ``build(spec, path, observer=Counting(print))``."""
 
-    def __init__(self, count: Callable[[int, int | None], None]):
+    def __init__(self, count: OpenProgress):
         self._count = count
 
     def __call__(self, done: int, total: int | None) -> None:

@@ -16,7 +16,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -25,12 +25,10 @@ import numpy as np
 from gamedb.games.base import Game, GameError
 from gamedb.play.agents import Agent, Policy, pov
 from gamedb.play.results import MatchResult
+from gamedb.types import OpenProgress
 
 # Layout of the vectors the recursion sums: payoff, P(win), P(draw), P(loss), points.
 _PAYOFF, _WIN, _DRAW, _LOSS, _FOR, _AGAINST = range(6)
-
-#: ``on_progress(done, total)``; ``total`` is None where it is not known in advance.
-Progress = Callable[[int, "int | None"], None]
 
 #: Positions evaluated between two progress reports.
 REPORT_EVERY = 1000
@@ -39,7 +37,7 @@ REPORT_EVERY = 1000
 class _Memo(dict[Any, np.ndarray]):
     """The recursion's memo; its size (positions evaluated) is the progress reported."""
 
-    def __init__(self, on_progress: Progress | None):
+    def __init__(self, on_progress: OpenProgress | None):
         super().__init__()
         self._on_progress = on_progress
 
@@ -100,7 +98,7 @@ def check_exact(game: Game[Any], agent1: Agent, agent2: Agent, positions: int, *
 
 
 def evaluate(game: Game[Any], agent1: Agent, agent2: Agent, *,
-             on_progress: Progress | None = None) -> MatchResult:
+             on_progress: OpenProgress | None = None) -> MatchResult:
     """Return the exact expected outcome of ``agent1`` (seat 1) against ``agent2``.
 
     Goofspiel with random prize order between agents that bid by the prize alone (or

@@ -33,9 +33,10 @@ from typing import Any
 from gamedb.games.base import Game
 from gamedb.play.agents import Agent
 from gamedb.play.equilibrium import Equilibrium
-from gamedb.play.evaluate import Progress, best_response_value, check_exact, evaluate
+from gamedb.play.evaluate import best_response_value, check_exact, evaluate
 from gamedb.play.sweep import LayerLoss, PositionLoss, is_symmetric, sweep
 from gamedb.store import GameDB
+from gamedb.types import OpenProgress
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +77,7 @@ def check_scorable(game: Game[Any], agent: Agent, positions: int, *, instead: st
 
 
 def score_agent(game: Game[Any], db: GameDB | None, agent: Agent, *,
-                on_progress: Progress | None = None) -> AgentScore:
+                on_progress: OpenProgress | None = None) -> AgentScore:
     """Return ``agent``'s exact payoff against the equilibrium of ``db`` (solved on the
     fly without one: small games) and against its best response, in both seats.
 

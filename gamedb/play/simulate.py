@@ -20,6 +20,7 @@ from gamedb.games.base import Game
 from gamedb.play.agents import Agent
 from gamedb.play.evaluate import has_points, round_points
 from gamedb.play.results import SimulationResult
+from gamedb.types import Progress
 
 T = TypeVar("T")
 
@@ -47,7 +48,7 @@ def play_out(game: Game[Any], agent1: Agent, agent2: Agent,
 
 def simulate(game: Game[Any], agent1: Agent, agent2: Agent, games: int, *,
              seed: int | None = None,
-             on_progress: Callable[[int, int], None] | None = None,
+             on_progress: Progress | None = None,
              batch: int = BATCH) -> SimulationResult:
     """Play ``games`` games of ``agent1`` (seat 1) against ``agent2``.
 

@@ -25,7 +25,7 @@ agents are scored by ``gamedb.play.evaluate``'s recursion over real positions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,10 +36,7 @@ from gamedb.games.expansion import TERMINAL, Expansion, root_of
 from gamedb.play.agents import Agent, Policy
 from gamedb.play.stored import equilibrium_arrays
 from gamedb.store import GameDB
-from gamedb.types import Floats, Ints, Keys
-
-#: ``on_progress(done, total)``: pairs handled of those known so far.
-Progress = Callable[[int, "int | None"], None]
+from gamedb.types import Floats, Ints, Keys, OpenProgress
 
 #: Pairs expanded at once (a batch's stage arrays: B x R x C x K doubles, several).
 CHUNK = 8192
@@ -105,9 +102,10 @@ class _Layer:
 
 
 def sweep(game: Game[Any], db: GameDB, agent: Agent, *, worst: int = 10,
-          on_progress: Progress | None = None) -> SweepResult:
+          on_progress: OpenProgress | None = None) -> SweepResult:
     """Score ``agent`` (asked at the stored positions of ``db``) exactly: see the
-    module docstring. ``worst`` positions (by reach x loss) are reported."""
+    module docstring. ``worst`` positions (by reach x loss) are reported;
+    ``on_progress(done, total)`` counts the pairs handled of those known so far."""
     root = root_of(game)
     roots = {seat: _codes(root.keys, np.where(root.weight > 0, seat, 3 - seat))
              for seat in (1, 2)}
@@ -133,7 +131,7 @@ def _codes(keys: Keys, players: Ints) -> Ints:
 
 
 def _down(game: Game[Any], agent: Agent, start: Ints,
-          on_progress: Progress | None) -> dict[int, _Layer]:
+          on_progress: OpenProgress | None) -> dict[int, _Layer]:
     """Pass 1: ask the agent at every pair it can reach, top layer first."""
     pending: dict[int, list[Ints]] = {}
     _file(game, start, pending)
@@ -224,7 +222,7 @@ class _Table:
 
 
 def _up(game: Game[Any], db: GameDB, layers: dict[int, _Layer],
-        on_progress: Progress | None) -> _Table:
+        on_progress: OpenProgress | None) -> _Table:
     """Pass 2: payoffs against the equilibrium and the best response, lowest layer first."""
     table = _Table(*(np.zeros(0, t) for t in (np.int64, float, float, float, float, np.int64)))
     total, done = sum(len(lay.codes) for lay in layers.values()), 0

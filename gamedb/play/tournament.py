@@ -24,6 +24,7 @@ from gamedb.play.agents import Agent
 from gamedb.play.evaluate import evaluate, recursion_said
 from gamedb.play.results import MatchResult, SimulationResult
 from gamedb.play.simulate import simulate
+from gamedb.types import OpenProgress, Progress
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,7 @@ class Series:
 
 def round_robin(game: Game[Any], agents: Sequence[Agent], series_lengths: Sequence[int], *,
                 seed: int | None = None, simulate_games: bool = False,
-                on_progress: Callable[[int, int], None] | None = None) -> list[Series]:
+                on_progress: Progress | None = None) -> list[Series]:
     """Play every pair of agents at every series length; exact unless ``simulate_games``.
 
     ``on_progress(pairings played, pairings)`` is called after each pairing (both seats):
@@ -131,7 +132,7 @@ class Outcome:
         return Outcome(*(x + y for x, y in zip(astuple(self), astuple(other))))
 
 
-def _counter(on_progress: Callable[[int, int], None] | None,
+def _counter(on_progress: Progress | None,
              total: int) -> Callable[[Outcome], Outcome]:
     """Return a pass-through that reports one more finished pairing of ``total``."""
     done = [0]
@@ -184,7 +185,7 @@ def _standings(agents: Sequence[Agent], pairs: list[PairResult]) -> tuple[Standi
 
 def play_match(game: Game[Any], agent1: Agent, agent2: Agent, *, games: int | None = None,
                seed: int | None = None,
-               on_progress: Callable[[int, int | None], None] | None = None,
+               on_progress: OpenProgress | None = None,
                ) -> MatchResult | SimulationResult:
     """Evaluate a match exactly, or simulate ``games`` games when given.
 

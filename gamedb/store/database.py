@@ -18,25 +18,25 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, TypeGuard
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
 
 from gamedb.games import GameError, load_game
 from gamedb.games.base import Game, layer_bounds, shown
 from gamedb.games.expansion import root_of
 from gamedb.store import schema
-from gamedb.store.codec import decode, encode, no_gc
+from gamedb.store.checked import check_number, check_tables, checked_grundy, checked_row, is_number
+from gamedb.store.codec import encode, no_gc
 from gamedb.store.engine import (
     BuildProgress, read_meta, readonly_engine, sqlite_connection, writable_engine,
 )
 from gamedb.store.errors import DamagedFile, NotSolved, SpecMismatch
 from gamedb.store.pages import PageReader, PageRows, damage_said
 from gamedb.store.solving import OnDemand, Solved
-from gamedb.store.views import VIEWS
 from gamedb.store.migrate import check_schema
 
 
@@ -93,8 +93,8 @@ class DBInfo:
 class StoredRows:
     """Rows of the ``states`` table in key order, each column as SQLite returned it.
 
-    Nothing is trusted: ``verify`` checks every field (``GameDB.checked_row`` says what
-    is wrong with a row).
+    Nothing is trusted: ``verify`` checks every field (``store.checked.checked_row`` says
+    what is wrong with a row).
     """
 
     keys: npt.NDArray[np.int64]
@@ -104,7 +104,8 @@ class StoredRows:
     strategy1: tuple[str | None, ...]
     strategy2: tuple[str | None, ...]
     texts: bool = True
-    """False when the strategies were not read (``GameDB.joined_strategies`` reads them)."""
+    """False when the strategies were not read (``store.checked.joined_strategies`` reads
+    them)."""
 
     @classmethod
     def of(cls, rows: list[tuple[Any, ...]], texts: bool = True) -> StoredRows:
@@ -120,14 +121,9 @@ class StoredRows:
         try:
             values = np.array(self.values, dtype=np.float64)
         except (TypeError, ValueError):
-            values = np.array([v if _is_number(v) else np.nan for v in self.values], np.float64)
+            values = np.array([v if is_number(v) else np.nan for v in self.values], np.float64)
         values[~np.isfinite(values)] = np.nan
         return values
-
-
-def is_grundy(cell: Any) -> TypeGuard[int]:
-    """True for a stored Grundy cell gamedb could have written: an int >= 0."""
-    return isinstance(cell, int) and not isinstance(cell, bool) and cell >= 0
 
 
 class GameDB:
@@ -138,12 +134,15 @@ class GameDB:
         self._engine = engine
         self._conn: Connection = engine.connect()
         try:
-            self._raw = sqlite_connection(self._conn)
+            self.connection = sqlite_connection(self._conn)
+            """The file's DB-API connection (read-only unless opened ``readonly=False``):
+            plain SQL sees the rows of ``states``, not the page layers."""
             self.meta = read_meta(self._conn, path)
             check_schema(self._conn, str(path))
             self.game: Game[Any] = game_for_meta(self.meta, path)
             with damage_said(path, "page_layers"):
-                self.pages = PageReader(self._raw, frozen=self.meta.get("status") == "complete")
+                self.pages = PageReader(self.connection,
+                                        frozen=self.meta.get("status") == "complete")
                 """The file's page layers (``gamedb.store.pages``; none in most files)."""
             check_tables(self._conn, path, self.game)
         except BaseException:  # release the file here: a connection left to the garbage
@@ -182,7 +181,8 @@ class GameDB:
         row = self._row(canon.key, text, state)
         where = f"position {text} (key {canon.key})"
         layer = int(self.game.layer_of(np.array([canon.key], np.int64))[0])
-        stored_value, gap, stored = self.checked_row(where, *row, layer=layer)
+        stored_value, gap, stored = checked_row(self.path, where, *row,
+                                                stores=self.stores_strategies(layer))
         if row.strategy1 is None:  # a values-only file or layer
             stored = dict(zip((1, 2), self.on_demand.strategies(canon.key)))
         strategies: dict[int, dict[int, float]] = {}
@@ -204,22 +204,15 @@ class GameDB:
             return None
         if key is None:  # no move is left
             return 0
-        row = self._raw.execute("SELECT grundy FROM grundy WHERE key = ?", (key,)).fetchone()
-        return None if row is None else self.checked_grundy(key, row[0])
-
-    def checked_grundy(self, key: int, cell: Any) -> int:
-        """Return a stored Grundy cell as an int, or raise ``DamagedFile``."""
-        if not is_grundy(cell):
-            raise DamagedFile(self.path, f"key {key}: the Grundy value {shown(str(cell))} "
-                              "is not a non-negative integer")
-        return int(cell)
+        row = self.connection.execute("SELECT grundy FROM grundy WHERE key = ?", (key,)).fetchone()
+        return None if row is None else checked_grundy(self.path, key, row[0])
 
     def grundy_cells(self, keys: npt.NDArray[np.int64]) -> dict[int, Any]:
         """Return the stored ``grundy`` cells of ``keys`` (sorted), as stored: a key
         without a row is left out (an impartial family's table, schema 0005)."""
         if not len(keys):
             return {}
-        rows = self._raw.execute("SELECT key, grundy FROM grundy WHERE key BETWEEN ? AND ?",
+        rows = self.connection.execute("SELECT key, grundy FROM grundy WHERE key BETWEEN ? AND ?",
                                  (int(keys[0]), int(keys[-1])))
         wanted = set(keys.tolist())
         return {key: cell for key, cell in rows if key in wanted}
@@ -231,52 +224,6 @@ class GameDB:
         if self.meta.get("values_only"):
             return False
         return layer is None or layer >= int(self.meta.get("strategies_from") or 0)
-
-    def rows_with_strategies(self, below: int | None = None) -> tuple[int, int | None]:
-        """Return how many ``states`` rows (with keys below ``below``) store a strategy,
-        and the smallest such key (None: none does)."""
-        count, first = self._raw.execute(
-            "SELECT count(*), min(key) FROM states WHERE (strategy1 IS NOT NULL OR "
-            "strategy2 IS NOT NULL)" + ("" if below is None else " AND key < ?"),
-            () if below is None else (below,)).fetchone()
-        return int(count), first
-
-    def checked_row(self, where: str, value: Any, gap: Any, first: str | None,
-                    second: str | None, *, layer: int | None = None
-                    ) -> tuple[float, float | None, dict[int, dict[int, float]]]:
-        """Return a stored row's value, gap and stored strategies, or raise ``DamagedFile``.
-
-        Args:
-            where: the position, for the message.
-            value, gap, first, second: the row's columns as SQLite returned them.
-            layer: the row's layer (None: a layer that stores strategies, unless the
-                whole file is values-only).
-        """
-        stores = self.stores_strategies(layer)
-        self._check_number(where, "value", value)
-        if gap is not None or stores:  # a values-only row keeps no gap (schema 0004)
-            self._check_number(where, "gap", gap)
-            if is_negative_gap(gap, value):
-                raise DamagedFile(self.path, f"{where}: the gap {gap!r} is negative (a gap "
-                                  "is the stage game's max minus min, at least 0)")
-        if (first is None or second is None) and stores:
-            raise DamagedFile(self.path, f"{where}: no strategy stored (NULL) in a file "
-                              "built with strategies")
-        try:
-            strategies = {1: decode(first), 2: decode(second)}
-        except ValueError as exc:
-            raise DamagedFile(self.path, f"{where}: {exc}") from None
-        for player, stored in zip((1, 2), (first, second)):
-            total = math.fsum(strategies[player].values())
-            if stored is not None and not abs(total - 1.0) <= STRATEGY_SUM_ROUNDING:
-                raise DamagedFile(self.path, f"{where}: the strategy of stored player {player} "
-                                  f"sums to {total:.6g}, not 1")
-        return float(value), None if gap is None else float(gap), strategies
-
-    def _check_number(self, where: str, name: str, number: Any) -> None:
-        if not _is_number(number) or not math.isfinite(number):
-            raise DamagedFile(self.path, f"{where}: the {name} {shown(str(number))} "
-                              "is not a finite number")
 
     def value(self, position: Any) -> float:
         """Return player 1's value of ``position`` alone (no strategy is read or solved).
@@ -295,7 +242,7 @@ class GameDB:
         canon = self.game.canonical(state)
         text = self.game.format_position(state)
         row = self._row(canon.key, text, state)
-        self._check_number(f"position {text} (key {canon.key})", "value", row.value)
+        check_number(self.path, f"position {text} (key {canon.key})", "value", row.value)
         return canon.sign * float(row.value) + canon.offset + 0.0
 
     def _row(self, key: int, text: str, state: Any) -> Any:
@@ -363,14 +310,14 @@ class GameDB:
     def stored_layers(self) -> list[int]:
         """Return the layers holding stored positions, lowest first (read from the keys
         and pages, not from the ``layers`` table)."""
-        paged = [layer for layer in self.pages.layers if self._raw.execute(
+        paged = [layer for layer in self.pages.layers if self.connection.execute(
             "SELECT 1 FROM pages WHERE layer = ? LIMIT 1", (layer,)).fetchone()]
-        low, high = self._raw.execute("SELECT min(key), max(key) FROM states").fetchone()
+        low, high = self.connection.execute("SELECT min(key), max(key) FROM states").fetchone()
         if low is None:
             return sorted(paged)
         self._check_key_range(low, high)
         first, last = (int(x) for x in self.game.layer_of(np.array([low, high], np.int64)))
-        return sorted(paged + [layer for layer in range(first, last + 1) if self._raw.execute(
+        return sorted(paged + [layer for layer in range(first, last + 1) if self.connection.execute(
             "SELECT 1 FROM states WHERE key BETWEEN ? AND ? LIMIT 1",
             layer_bounds(layer)).fetchone()])
 
@@ -389,11 +336,12 @@ class GameDB:
     def layer_rows(self, layer: int, *, size: int = 65_536,
                    strategies: bool = True) -> Iterator[StoredRows]:
         """Yield the stored rows of ``layer`` in key order, ``size`` at a time (without
-        their strategies, read by ``joined_strategies``, unless ``strategies``)."""
+        their strategies unless ``strategies``: ``store.checked.joined_strategies`` reads
+        them a batch at a time)."""
         if layer in self.pages.layers:
             yield from self._page_rows(layer, size)
             return
-        cursor = self._raw.execute((_ROWS if strategies else _NUMBERS)
+        cursor = self.connection.execute((_ROWS if strategies else _NUMBERS)
                                    + "key BETWEEN ? AND ? ORDER BY key", layer_bounds(layer))
         while True:
             with no_gc():
@@ -433,16 +381,6 @@ class GameDB:
         rows = keys[~np.isin(layers, list(paged))] if paged else keys
         return rows, paged
 
-    def joined_strategies(self, first: int, last: int) -> tuple[str, str]:
-        """Return the strategies of the keys from ``first`` to ``last``, each player's
-        joined by commas in key order (NULL as ``null``): one string, not one a row."""
-        joined = self._raw.execute(
-            "SELECT group_concat(coalesce(strategy1, 'null'), ','), "
-            "group_concat(coalesce(strategy2, 'null'), ',') FROM "
-            "(SELECT strategy1, strategy2 FROM states WHERE key BETWEEN ? AND ? ORDER BY key)",
-            (first, last)).fetchone()
-        return joined[0] or "", joined[1] or ""
-
     def rows_of(self, keys: npt.NDArray[np.int64]) -> StoredRows:
         """Return the stored rows of ``keys`` (sorted; absent keys are left out)."""
         keys, paged = self._split_by_pages(keys)
@@ -457,7 +395,7 @@ class GameDB:
         keys, paged = self._split_by_pages(keys)
         rows = self._where_key_in("SELECT key, value FROM states WHERE ", keys)
         found = [np.array([k for k, _ in rows], np.int64)]
-        values = [np.array([v if _is_number(v) else math.nan for _, v in rows], np.float64)]
+        values = [np.array([v if is_number(v) else math.nan for _, v in rows], np.float64)]
         for layer, mine in paged.items():  # arrays: a batch reads millions of them
             keys_, values_ = self._paged_values(layer, mine)
             found.append(keys_)
@@ -471,7 +409,7 @@ class GameDB:
         rows: list[Any] = []
         for start in range(0, len(keys), 500):  # SQLite allows 999 parameters
             part = keys[start:start + 500].tolist()
-            rows += self._raw.execute(query + f"key IN ({','.join('?' * len(part))})",
+            rows += self.connection.execute(query + f"key IN ({','.join('?' * len(part))})",
                                       part).fetchall()
         return rows
 
@@ -537,35 +475,6 @@ class _Cells(NamedTuple):
 
 _ROWS = "SELECT key, layer, value, gap, strategy1, strategy2 FROM states WHERE "
 _NUMBERS = "SELECT key, layer, value, gap, NULL, NULL FROM states WHERE "
-
-
-#: How far a stored strategy's probabilities may sum from 1 (the solver's are within
-#: 1e-12; a strategy whose mass was moved or removed is damage, not a strategy).
-STRATEGY_SUM_ROUNDING = 1e-6
-
-#: The rounding a stored gap may show below 0 (relative to max(1, |value|)): the solver's
-#: ``max_i (M y)_i - min_j (x M)_j`` is -1.1e-16 in some shipped rows; -5 is damage.
-NEGATIVE_GAP_ROUNDING = 1e-9
-
-
-def is_negative_gap(gap: float, value: float) -> bool:
-    """True for a gap below 0 by more than rounding (a tampered or damaged row)."""
-    return gap < -NEGATIVE_GAP_ROUNDING * max(1.0, abs(value))
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def check_tables(conn: Connection, path: Path, game: Game[Any]) -> None:
-    """Raise ``DamagedFile`` if a table or view gamedb creates is missing."""
-    names = {name for (name,) in conn.execute(text(
-        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"))}
-    wanted = ["layers", "states", "strategies", *VIEWS,
-              *(("grundy",) if game.capabilities.impartial else ())]
-    missing = [name for name in wanted if name not in names]
-    if missing:
-        raise DamagedFile(path, f"the table or view {missing[0]!r} is missing")
 
 
 def open_db(path: str | Path, *, readonly: bool = True) -> GameDB:

@@ -33,13 +33,14 @@ from typing import Any, TextIO
 from gamedb.games import load_game
 from gamedb.games.base import LAYER_SHIFT
 from gamedb.store.engine import file_uri, interrupted_write, missing_file_said
+from gamedb.store.checked import checked_grundy, checked_row
 from gamedb.store.database import GameDB, StoredRows, open_db
 from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError, refuse_own_database
 from gamedb.store.pages import PageError
 from gamedb.store.sqlpages import page_positions, shadow_pages
 from gamedb.store.sqlsummary import rewrite, summarize
+from gamedb.types import Progress
 
-Progress = Callable[[int, int], None]
 
 
 class QueryError(StoreError):
@@ -48,7 +49,7 @@ class QueryError(StoreError):
 
 @contextmanager
 def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
-              pages: bool = False, on_progress: Callable[[int, int], None] | None = None
+              pages: bool = False, on_progress: Progress | None = None
               ) -> Iterator[tuple[list[str], Iterator[tuple[Any, ...]]]]:
     """Run one SQL statement on a file opened read-only; yield (columns, rows).
 
@@ -249,8 +250,9 @@ def _decoded(db: GameDB, rows: StoredRows, i: int, layer: int,
     if rows.layers[i] != layer:
         raise DamagedFile(db.path, f"{where}: its layer column says {rows.layers[i]!r}, "
                                    f"its key says {layer}")
-    value, gap, stored = db.checked_row(where, rows.values[i], rows.gaps[i],
-                                        rows.strategy1[i], rows.strategy2[i], layer=layer)
+    value, gap, stored = checked_row(db.path, where, rows.values[i], rows.gaps[i],
+                                     rows.strategy1[i], rows.strategy2[i],
+                                     stores=db.stores_strategies(layer))
     canon = game.canonical(state)
     labels: dict[int, dict[int, int]] | None = None
     if canon.key == key and not canon.swapped:
@@ -261,7 +263,7 @@ def _decoded(db: GameDB, rows: StoredRows, i: int, layer: int,
                                            f"action label {unknown[0]}, not an action of it")
     cell = grundy.get(key)
     return Exported(key, layer, position, value, gap, stored, labels,
-                    None if cell is None else db.checked_grundy(key, cell))
+                    None if cell is None else checked_grundy(db.path, key, cell))
 
 
 def export(path: str | Path, out: TextIO, fmt: str, *,

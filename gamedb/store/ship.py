@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,8 +31,8 @@ from gamedb.store.database import open_db
 from gamedb.store.errors import StoreError
 from gamedb.store.migrate import copy_database
 from gamedb.store.pages import CODEC, FLOAT32, decode_page, encode_page
+from gamedb.types import Progress
 
-Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable
 
 import numpy as np
 
 from gamedb.store.pages import PageError, PageReader
 from gamedb.store.views import VIEWS as POSITION_VIEWS
+from gamedb.types import Progress
 
 #: Page positions ``gamedb sql`` reads into temporary tables without being asked to
 #: (about a minute and 2 GB of temporary storage; 8- and 9-card Goofspiel are below).
 SQL_PAGE_LIMIT = 15_000_000
-
-Progress = Callable[[int, int], None]
 
 
 def reads_positions(sql: str) -> bool:

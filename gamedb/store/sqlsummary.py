@@ -36,15 +36,13 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from gamedb.store.pages import PageError, decode_numbers
-from gamedb.types import Floats
+from gamedb.types import Floats, Progress
 
-Progress = Callable[[int, int], None]
 
 #: The temporary table a rewritten statement reads.
 SUMMARY = "layer_summary"

@@ -25,7 +25,8 @@ from sqlalchemy.exc import OperationalError
 import gamedb
 from gamedb.games.base import Game, layer_bounds, param_values
 from gamedb.store import schema
-from gamedb.store.database import StoredRows, check_tables, game_for_meta
+from gamedb.store.checked import check_tables
+from gamedb.store.database import StoredRows, game_for_meta
 from gamedb.store.engine import (
     BuildProgress, dispose, file_uri, interrupts_deferred, read_meta, readonly_engine,
     roll_back_interrupted_write, sqlite_connection, writable_engine, write_meta,
