@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import base64
 import csv
 import json
-import math
 import os
 import sys
 from pathlib import Path
@@ -45,14 +43,12 @@ def sql(db_path: Path, query: str, as_json: bool, as_csv: bool, pages: bool | No
     """
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
-    from gamedb.store.export import page_layers_note, paged_positions, run_query
-    from gamedb.store.sqlpages import SQL_PAGE_LIMIT, reads_positions
-    from gamedb.store.sqlsummary import rewrite
+    from gamedb.store.export import page_layers_note, paged_positions, run_query, sees_pages
+    from gamedb.store.sqlpages import reads_positions
 
     paged = paged_positions(db_path)
-    if pages is None:  # a statement on meta or layers alone needs no pages
-        pages = 0 < paged and reads_positions(query) \
-            and (paged <= SQL_PAGE_LIMIT or rewrite(query) is not None)
+    if pages is None:
+        pages = sees_pages(db_path, query)
     if paged and not pages and reads_positions(query) \
             and (note := page_layers_note(db_path)) is not None:
         click.echo(note, err=True)
@@ -118,22 +114,13 @@ def _blocks(rows: Any, size: int) -> Any:
 
 
 def _echo_json(columns: list[str], rows: Any) -> None:
+    from gamedb.store.export import json_cell
+
     click.echo("[", nl=False)
     for i, row in enumerate(rows):
-        cells = dict(zip(columns, map(_json_cell, row)))
+        cells = dict(zip(columns, map(json_cell, row)))
         click.echo(("," if i else "") + "\n  " + json.dumps(cells, allow_nan=False), nl=False)
     click.echo("\n]")
-
-
-def _json_cell(value: Any) -> Any:
-    """A cell as JSON has it: a BLOB as Datasette writes one (``{"$base64": true,
-    "encoded": ...}``), an infinity as the string ``"Infinity"`` (JSON has no number
-    for it), NaN as null (SQLite's own NaN)."""
-    if isinstance(value, bytes):
-        return {"$base64": True, "encoded": base64.b64encode(value).decode("ascii")}
-    if isinstance(value, float) and not math.isfinite(value):
-        return None if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    return value
 
 
 def _cell(value: Any) -> str:

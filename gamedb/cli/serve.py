@@ -24,12 +24,17 @@ from gamedb.cli._common import cli, user_errors
               type=click.FloatRange(0.1, 86_400),
               help="Longest an /api/solve (a position solved on demand) may run; one runs "
                    "at a time, in a process of its own.")
+@click.option("--sql-seconds", default=60.0, show_default=True,
+              type=click.FloatRange(0.1, 86_400),
+              help="Longest an /api/sql statement may run (reading page layers included); "
+                   "two run at a time.")
 @user_errors
-def serve(db_paths: tuple[Path, ...], host: str, port: int, solve_seconds: float) -> None:
+def serve(db_paths: tuple[Path, ...], host: str, port: int, solve_seconds: float,
+          sql_seconds: float) -> None:
     """Serve databases read-only: a JSON API and an explorer page for the browser.
 
     Each file is served under its file name. GET / is the explorer; the API
-    (/api/dbs, /api/show, /api/next, /api/solve) answers JSON, documented in
+    (/api/dbs, /api/show, /api/next, /api/solve, /api/sql) answers JSON, documented in
     docs/api.md. Needs the web extra: pip install -e ".[web]". Ctrl-C stops it.
 
     \b
@@ -44,6 +49,7 @@ def serve(db_paths: tuple[Path, ...], host: str, port: int, solve_seconds: float
                                  param_hint="DB...")
     run = _server()
     run(list(db_paths), host=host, port=port, solve_seconds=solve_seconds,
+        sql_seconds=sql_seconds,
         on_ready=lambda url: click.echo(f"serving {len(db_paths)} file(s) at {url} "
                                         "(Ctrl-C stops)"))
 

@@ -18,12 +18,15 @@
 
 from __future__ import annotations
 
+import base64
 import csv
 import json
+import math
 import os
 import secrets
 import sqlite3
 import stat
+import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -47,9 +50,27 @@ class QueryError(StoreError):
     """A query that SQLite refused (syntax, unknown table, an attempt to write...)."""
 
 
+class _Deadline:
+    """When a query must stop (never without ``seconds``)."""
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds
+        self._at = None if seconds is None else time.monotonic() + seconds
+
+    def passed(self) -> bool:
+        return self._at is not None and time.monotonic() > self._at
+
+    def check(self, path: str | Path) -> None:
+        """Raise ``QueryError`` once the deadline has passed."""
+        if self.passed():
+            raise QueryError(f"{path}: the statement ran for more than {self.seconds:g} s, "
+                             "the limit here")
+
+
 @contextmanager
 def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
-              pages: bool = False, on_progress: Progress | None = None
+              pages: bool = False, on_progress: Progress | None = None,
+              seconds: float | None = None
               ) -> Iterator[tuple[list[str], Iterator[tuple[Any, ...]]]]:
     """Run one SQL statement on a file opened read-only; yield (columns, rows).
 
@@ -58,25 +79,32 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
     ``gap`` and ``layer``, filtered and grouped by ``layer``) reads a summary of each
     layer, at any size; any other statement first reads the positions of page layers
     into temporary tables that shadow ``states`` and the views (``store.sqlpages``).
-    ``on_progress`` gets (positions read, positions to read).
+    ``on_progress`` gets (positions read, positions to read). ``seconds``: stop the
+    statement (reading pages included) after that long, with ``QueryError``.
 
     Raises:
         NotAGameDB: no such file.
         DamagedFile: with ``pages``, a page does not decode.
-        QueryError: SQLite refused the statement, e.g. any write.
+        QueryError: SQLite refused the statement, e.g. any write, or it ran too long.
     """
+    deadline = _Deadline(seconds)
     prepare = None
     if pages:
         summary = None if params else rewrite(sql)
         if summary is not None:
             sql = summary.sql
 
+        def progress(done: int, total: int) -> None:
+            deadline.check(path)
+            if on_progress is not None:
+                on_progress(done, total)
+
         def prepare(conn: sqlite3.Connection) -> None:
             try:
                 if summary is not None:
-                    summarize(conn, summary.layers, on_progress)
+                    summarize(conn, summary.layers, progress)
                 else:
-                    shadow_pages(conn, on_progress)
+                    shadow_pages(conn, progress)
             except PageError as exc:
                 raise DamagedFile(Path(path), str(exc)) from None
     conn = _readonly(Path(path), prepare)
@@ -85,17 +113,18 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
         setlimit(_SQLITE_LIMIT_LENGTH, QUERY_CELL_LIMIT)
     # Python runs a Ctrl-C's handler only between its own steps, never inside one SQLite
     # call: a handler SQLite calls every so often lets it run; its KeyboardInterrupt
-    # stops the query ("interrupted"), and _interrupted raises it again
-    conn.set_progress_handler(_let_signals_in, 100_000)
+    # stops the query ("interrupted"), and _interrupted raises it again; past the
+    # deadline the handler returns 1, which stops it too
+    conn.set_progress_handler(lambda: int(deadline.passed()), 100_000)
     rows: Generator[tuple[Any, ...], None, None] | None = None
     try:
         try:
             cursor = conn.execute(sql, params)
         except sqlite3.Error as exc:
-            _interrupted(exc)
+            _interrupted(exc, path, deadline)
             raise QueryError(f"{path}: {_query_error(exc)}") from None
         columns = [d[0] for d in cursor.description or ()]
-        rows = _rows(cursor, path)
+        rows = _rows(cursor, path, deadline)
         yield columns, rows
     finally:
         if rows is not None:
@@ -108,13 +137,11 @@ QUERY_CELL_LIMIT = 64 << 20
 _SQLITE_LIMIT_LENGTH = 0  # sqlite3.SQLITE_LIMIT_LENGTH (Python 3.11+)
 
 
-def _let_signals_in() -> int:
-    return 0  # 0: go on; a KeyboardInterrupt raised here stops the query
-
-
-def _interrupted(exc: sqlite3.Error) -> None:
-    """Raise ``KeyboardInterrupt`` for a query a Ctrl-C stopped (see ``run_query``)."""
+def _interrupted(exc: sqlite3.Error, path: str | Path, deadline: _Deadline) -> None:
+    """Raise ``QueryError`` for a query stopped by its deadline, ``KeyboardInterrupt``
+    for one a Ctrl-C stopped (see ``run_query``)."""
     if str(exc) == "interrupted":
+        deadline.check(path)
         raise KeyboardInterrupt from None
 
 
@@ -123,6 +150,30 @@ def _query_error(exc: sqlite3.Error) -> str:
         return (f"{exc}: a cell of the result is over {QUERY_CELL_LIMIT >> 20} MiB, the "
                 "limit of gamedb sql")
     return str(exc)
+
+
+def sees_pages(path: str | Path, sql: str) -> bool:
+    """Whether ``run_query`` should read the page layers for ``sql`` when not told
+    (``gamedb sql`` without ``--pages``/``--no-pages``, ``serve``): for an aggregate a
+    summary answers (any size), and for any other statement that names the positions
+    when the pages hold at most ``SQL_PAGE_LIMIT`` positions."""
+    from gamedb.store import sqlpages  # its limit, as tests set it
+
+    if not sqlpages.reads_positions(sql):
+        return False  # a statement on meta or layers alone needs no pages
+    paged = paged_positions(path)
+    return 0 < paged and (paged <= sqlpages.SQL_PAGE_LIMIT or rewrite(sql) is not None)
+
+
+def json_cell(value: Any) -> Any:
+    """A cell as JSON has it: a BLOB as Datasette writes one (``{"$base64": true,
+    "encoded": ...}``), an infinity as the string ``"Infinity"`` (JSON has no number
+    for it), NaN as null (SQLite's own NaN)."""
+    if isinstance(value, bytes):
+        return {"$base64": True, "encoded": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, float) and not math.isfinite(value):
+        return None if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    return value
 
 
 def paged_positions(path: str | Path) -> int:
@@ -155,11 +206,12 @@ def page_layers_note(path: str | Path) -> str | None:
             "reads the pages for any other statement with --pages (docs/queries.md)")
 
 
-def _rows(cursor: sqlite3.Cursor, path: str | Path) -> Generator[tuple[Any, ...], None, None]:
+def _rows(cursor: sqlite3.Cursor, path: str | Path,
+          deadline: _Deadline) -> Generator[tuple[Any, ...], None, None]:
     try:
         yield from cursor
     except sqlite3.Error as exc:
-        _interrupted(exc)
+        _interrupted(exc, path, deadline)
         raise QueryError(f"{path}: {_query_error(exc)}") from None
 
 

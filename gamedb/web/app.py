@@ -4,7 +4,10 @@ Safety rules, each with a test in ``tests/web/test_api.py``:
 
 * only the files given on the command line are read: a request names one by its served
   name (the file name), looked up in a dict; no text of a request reaches the file system;
-* every file is opened read-only (``open_db``), for one request at a time;
+* every file is opened read-only (``open_db``), for one request at a time; ``/api/sql``
+  runs one statement on a connection that cannot write (``store.export.run_query``),
+  at most ``SQL_AT_ONCE`` at a time (one more gets 429), stopped after ``SQL_SECONDS``
+  (400 saying so), answering at most ``SQL_ROWS`` rows;
 * every parameter is capped (``MAX_PARAMETER`` characters) and every answer is bounded:
   a probe reads one position and its successors, a solve is capped at
   ``SOLVE_LIMIT`` positions and runs in a child process (``solving.py``), one at a time
@@ -21,7 +24,9 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import itertools
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
@@ -38,6 +43,7 @@ from gamedb.explore import info_json, show_json, successors
 from gamedb.games import GameError, load_game
 from gamedb.store import GameDB, NotSolved, StoreError, open_db
 from gamedb.store.errors import DATABASE_ERRORS, describe_database_error
+from gamedb.store.export import QueryError, json_cell, run_query, sees_pages
 from gamedb.store.lock import build_running
 from gamedb.store.migrate import SchemaOutOfDate
 from gamedb.web.solving import SOLVE_SECONDS, Solver, SolveRefused
@@ -46,6 +52,12 @@ from gamedb.web.solving import SOLVE_SECONDS, Solver, SolveRefused
 MAX_PARAMETER = 1000
 #: Most positions ``/api/solve`` may solve (``gamedb.subgame.solve_position``'s cap).
 SOLVE_LIMIT = 200_000
+#: Rows ``/api/sql`` answers at most (``truncated`` says when there were more).
+SQL_ROWS = 1000
+#: Seconds an ``/api/sql`` statement may run, reading page layers included.
+SQL_SECONDS = 60.0
+#: ``/api/sql`` statements running at once; one more gets 429.
+SQL_AT_ONCE = 2
 #: The page's files: name -> content type.
 STATIC = {"index.html": "text/html; charset=utf-8", "explorer.js": "text/javascript",
           "board.js": "text/javascript", "explorer.css": "text/css"}
@@ -88,24 +100,31 @@ class ServedFiles:
                 message = message.replace(spelled, name)
         return message
 
+    def path(self, name: str) -> Path:
+        """The path of the served file ``name`` (404 for any other name)."""
+        if name not in self.paths:
+            raise ApiError(404, f"no served file is named {name[:80]!r}; GET /api/dbs lists them")
+        return self.paths[name]
+
     @contextmanager
     def open(self, name: str) -> Iterator[GameDB]:
         """Open the served file ``name`` for one request."""
-        if name not in self.paths:
-            raise ApiError(404, f"no served file is named {name[:80]!r}; GET /api/dbs lists them")
-        with open_db(self.paths[name]) as db:
+        with open_db(self.path(name)) as db:
             yield db
 
 
-def create_app(paths: Sequence[Path], *, solve_seconds: float = SOLVE_SECONDS) -> Starlette:
+def create_app(paths: Sequence[Path], *, solve_seconds: float = SOLVE_SECONDS,
+               sql_seconds: float = SQL_SECONDS) -> Starlette:
     """Return the ASGI application serving ``paths`` (each must be a gamedb file); an
-    ``/api/solve`` runs for at most ``solve_seconds``.
+    ``/api/solve`` runs for at most ``solve_seconds``, an ``/api/sql`` statement for at
+    most ``sql_seconds``.
 
     Raises:
         NotAGameDB, SchemaOutOfDate, SpecMismatch: a file cannot be served.
     """
     files = ServedFiles(paths)
     solver = Solver(SOLVE_LIMIT, solve_seconds)
+    sql_slots = threading.BoundedSemaphore(SQL_AT_ONCE)
     pages = {name: resources.files("gamedb.web").joinpath("static").joinpath(name).read_bytes()
              for name in STATIC}
     routes = [
@@ -116,6 +135,7 @@ def create_app(paths: Sequence[Path], *, solve_seconds: float = SOLVE_SECONDS) -
         Route("/api/show", _api(files, lambda q: _show(files, q))),
         Route("/api/next", _api(files, lambda q: _next(files, q))),
         Route("/api/solve", _api(files, lambda q: _solve(solver, q))),
+        Route("/api/sql", _api(files, lambda q: _sql(files, q, sql_slots, sql_seconds))),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: _http_error})
 
@@ -190,6 +210,27 @@ def _required(query: Query, name: str) -> str:
     if not query.get(name, "").strip():
         raise ApiError(400, f"missing parameter {name!r}")
     return query[name]
+
+
+def _sql(files: ServedFiles, query: Query, slots: threading.BoundedSemaphore,
+         seconds: float) -> dict[str, Any]:
+    """One read-only SQL statement on a served file (``gamedb sql``'s, page layers
+    included): its columns and up to ``SQL_ROWS`` rows."""
+    path, statement = files.path(_required(query, "db")), _required(query, "q")
+    if not slots.acquire(blocking=False):
+        raise ApiError(429, f"{SQL_AT_ONCE} SQL statements are running: try again when one "
+                            "has ended")
+    try:
+        with run_query(path, statement, pages=sees_pages(path, statement),
+                       seconds=seconds) as (columns, rows):
+            kept = list(itertools.islice(rows, SQL_ROWS + 1))
+    except QueryError as exc:
+        raise ApiError(400, str(exc)) from None
+    finally:
+        slots.release()
+    return {"db": path.name, "columns": columns,
+            "rows": [[json_cell(cell) for cell in row] for row in kept[:SQL_ROWS]],
+            "truncated": len(kept) > SQL_ROWS}
 
 
 def _dbs(files: ServedFiles) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from gamedb.web.app import create_app
+from gamedb.web.app import SQL_SECONDS, create_app
 from gamedb.web.solving import SOLVE_SECONDS
 
 #: Most connections held at once (idle ones included); more get 503 at once.
@@ -40,7 +40,7 @@ MAX_HEAD = 16_384
 
 def serve(paths: Sequence[Path], *, host: str = "127.0.0.1", port: int = 8000,
           on_ready: Callable[[str], None] | None = None, solve_seconds: float = SOLVE_SECONDS,
-          head_seconds: float = HEAD_SECONDS) -> None:
+          sql_seconds: float = SQL_SECONDS, head_seconds: float = HEAD_SECONDS) -> None:
     """Serve ``paths`` until interrupted (Ctrl-C or SIGTERM).
 
     Args:
@@ -48,13 +48,14 @@ def serve(paths: Sequence[Path], *, host: str = "127.0.0.1", port: int = 8000,
         host, port: where to listen (port 0: any free port).
         on_ready: called with the server's URL once it listens.
         solve_seconds: longest an ``/api/solve`` may run.
+        sql_seconds: longest an ``/api/sql`` statement may run.
         head_seconds: longest a client may take to send a request head.
 
     Raises:
         NotAGameDB, SchemaOutOfDate, SpecMismatch: a file cannot be served.
         OSError: the address cannot be bound (in use, not local).
     """
-    app = create_app(paths, solve_seconds=solve_seconds)
+    app = create_app(paths, solve_seconds=solve_seconds, sql_seconds=sql_seconds)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.create_server((host, port), family=family, backlog=128)
     config = uvicorn.Config(app, http=_head_deadline(head_seconds),
