@@ -179,6 +179,37 @@ def test_a_local_cluster_keeps_glibcs_own_malloc_in_its_workers() -> None:
     assert list(threads.values()) == ["1"]  # the rest of Dask's environment stays
 
 
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
+def test_a_local_clusters_workers_never_hear_ctrl_c_even_restarted_by_their_nanny() -> None:
+    """A terminal's Ctrl-C reaches the workers too: only the builder may act on it. A
+    worker its nanny restarted used to die of it with a KeyboardInterrupt traceback;
+    every worker now holds it pending, never delivered, and goes on."""
+    pytest.importorskip("distributed", reason=NEEDS)
+    from gamedb.builder.cluster import Dask
+
+    with Dask.start(1) as cluster:
+        for restarted in (False, True):
+            if restarted:
+                cluster.client.restart()
+            [pid] = cluster.client.run(os.getpid).values()
+            os.kill(pid, signal.SIGINT)
+            deadline = time.monotonic() + 10
+            while "SIGINT" not in _pending(pid):
+                assert time.monotonic() < deadline, f"worker {pid} took the SIGINT"
+                time.sleep(0.01)
+            assert list(cluster.client.run(os.getpid).values()) == [pid], restarted
+
+
+def _pending(pid: int) -> set[str]:
+    """Names of the signals pending for process ``pid`` (none once it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return set()
+    bits = int(re.search(r"^ShdPnd:\s*([0-9a-f]+)", status, re.M)[1], 16)  # type: ignore[index]
+    return {signal.Signals(n).name for n in range(1, 32) if bits >> (n - 1) & 1}
+
+
 def test_a_worker_killed_while_it_runs_chunks_changes_nothing(
         tmp_path: Path, scheduler: Scheduler,
         reference: Callable[[str, int], tuple[object, ...]]) -> None:
