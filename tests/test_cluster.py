@@ -382,6 +382,25 @@ def test_ctrl_c_while_the_local_cluster_starts_stops_the_build_in_one_line(
     _interrupted_then_resumed(proc, args, reference(*SPECS[1]), made=False)
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
+def test_ctrl_c_of_a_build_on_a_dask_scheduler_is_one_line_and_the_cluster_goes_on(
+        tmp_path: Path, scheduler: Scheduler,
+        reference: Callable[[str, int], tuple[object, ...]]) -> None:
+    """The same Ctrl-C on a running scheduler: the builder stops in one line, and the
+    scheduler and its workers (started apart, as a user's are) serve the resumed build."""
+    path = tmp_path / "ctrl_c_tcp.sqlite"
+    args = _cli(LONG[0], "--db", str(path), "--chunk-size", str(LONG[1]),
+                "--cluster", scheduler.address)
+    proc = subprocess.Popen(args, env=_env(), stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while _stored(path) < 1_000 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _interrupted_then_resumed(proc, args, reference(*LONG))
+    assert all(worker.poll() is None for worker in scheduler.workers)
+
+
 #: ``gamedb build`` whose Ctrl-C lands when the scheduler (in the builder's process, for
 #: ``local:N``) sends the first pool's function to the workers, and which is slow enough
 #: there that the workers are gone when it looks them up (as with a big function).
