@@ -31,8 +31,8 @@ import math
 import re
 import signal
 from collections import deque
-from multiprocessing import resource_tracker
 from collections.abc import Callable, Iterable, Iterator
+from multiprocessing import resource_tracker
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from gamedb.builder.workers import WorkerDied, Workers
