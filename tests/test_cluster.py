@@ -179,6 +179,37 @@ def test_a_local_cluster_keeps_glibcs_own_malloc_in_its_workers() -> None:
     assert list(threads.values()) == ["1"]  # the rest of Dask's environment stays
 
 
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
+def test_a_local_clusters_workers_never_hear_ctrl_c_even_restarted_by_their_nanny() -> None:
+    """A terminal's Ctrl-C reaches the workers too: only the builder may act on it. A
+    worker its nanny restarted used to die of it with a KeyboardInterrupt traceback;
+    every worker now holds it pending, never delivered, and goes on."""
+    pytest.importorskip("distributed", reason=NEEDS)
+    from gamedb.builder.cluster import Dask
+
+    with Dask.start(1) as cluster:
+        for restarted in (False, True):
+            if restarted:
+                cluster.client.restart()
+            [pid] = cluster.client.run(os.getpid).values()
+            os.kill(pid, signal.SIGINT)
+            deadline = time.monotonic() + 10
+            while "SIGINT" not in _pending(pid):
+                assert time.monotonic() < deadline, f"worker {pid} took the SIGINT"
+                time.sleep(0.01)
+            assert list(cluster.client.run(os.getpid).values()) == [pid], restarted
+
+
+def _pending(pid: int) -> set[str]:
+    """Names of the signals pending for process ``pid`` (none once it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return set()
+    bits = int(re.search(r"^ShdPnd:\s*([0-9a-f]+)", status, re.M)[1], 16)  # type: ignore[index]
+    return {signal.Signals(n).name for n in range(1, 32) if bits >> (n - 1) & 1}
+
+
 def test_a_worker_killed_while_it_runs_chunks_changes_nothing(
         tmp_path: Path, scheduler: Scheduler,
         reference: Callable[[str, int], tuple[object, ...]]) -> None:
@@ -323,23 +354,110 @@ def test_ctrl_c_stops_the_local_cluster_in_one_line_and_the_build_resumes(
         tmp_path: Path, reference: Callable[[str, int], tuple[object, ...]]) -> None:
     pytest.importorskip("distributed", reason=NEEDS)
     path = tmp_path / "ctrl_c.sqlite"
-    args = _cli(LONG[0], "--db", str(path), "--chunk-size", str(LONG[1]),
-                "--cluster", "local:2")
-    proc = subprocess.Popen(args, env=_env(), stderr=subprocess.PIPE, start_new_session=True)
+    args = _cli(LONG[0], "--db", str(path), "--chunk-size", str(LONG[1]))
+    proc = _local_build(args)
     deadline = time.monotonic() + 120
     while _stored(path) < 1_000 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(_group(proc.pid)) > 2, "the local cluster's workers were not seen"
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+    _interrupted_then_resumed(proc, [*args, "--cluster", "local:2"], reference(*LONG))
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
+def test_ctrl_c_while_the_local_cluster_starts_stops_the_build_in_one_line(
+        tmp_path: Path, reference: Callable[[str, int], tuple[object, ...]]) -> None:
+    """A Ctrl-C while the cluster's workers started was lost: the build went on to the
+    end (exit 0). It is held until the cluster is up (a second or two), then stops the
+    build as at any other moment, before the file is made."""
+    pytest.importorskip("distributed", reason=NEEDS)
+    path = tmp_path / "starting.sqlite"
+    args = _cli(SPECS[1][0], "--db", str(path), "--chunk-size", str(SPECS[1][1]))
+    proc = _local_build(args)
+    deadline = time.monotonic() + 60
+    while len(_group(proc.pid)) < 2 and proc.poll() is None:  # a worker importing Dask
+        assert time.monotonic() < deadline, "no worker process was seen"
+        time.sleep(0.005)
+    os.killpg(proc.pid, signal.SIGINT)
+    _interrupted_then_resumed(proc, args, reference(*SPECS[1]), made=False)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
+def test_ctrl_c_of_a_build_on_a_dask_scheduler_is_one_line_and_the_cluster_goes_on(
+        tmp_path: Path, scheduler: Scheduler,
+        reference: Callable[[str, int], tuple[object, ...]]) -> None:
+    """The same Ctrl-C on a running scheduler: the builder stops in one line, and the
+    scheduler and its workers (started apart, as a user's are) serve the resumed build."""
+    path = tmp_path / "ctrl_c_tcp.sqlite"
+    args = _cli(LONG[0], "--db", str(path), "--chunk-size", str(LONG[1]),
+                "--cluster", scheduler.address)
+    proc = subprocess.Popen(args, env=_env(), stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while _stored(path) < 1_000 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    working = [worker for worker in scheduler.workers if worker.poll() is None]
+    os.killpg(proc.pid, signal.SIGINT)
+    _interrupted_then_resumed(proc, args, reference(*LONG))
+    assert working and all(worker.poll() is None for worker in working)
+
+
+#: ``gamedb build`` whose Ctrl-C lands when the scheduler (in the builder's process, for
+#: ``local:N``) sends the first pool's function to the workers, and which is slow enough
+#: there that the workers are gone when it looks them up (as with a big function).
+CTRL_C_IN_SCATTER = """
+import asyncio, os, signal, sys
+import distributed.scheduler
+from gamedb.cli import cli
+
+replicate = distributed.scheduler.Scheduler.replicate
+async def ctrl_c_first(self, *args, **kwargs):
+    os.killpg(0, signal.SIGINT)
+    for _ in range(1000):
+        if not self.workers:
+            break
+        await asyncio.sleep(0.01)
+    return await replicate(self, *args, **kwargs)
+distributed.scheduler.Scheduler.replicate = ctrl_c_first
+sys.argv = ["gamedb", *sys.argv[1:]]
+cli()
+"""
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
+def test_ctrl_c_while_the_first_function_is_sent_is_one_line(
+        tmp_path: Path, reference: Callable[[str, int], tuple[object, ...]]) -> None:
+    """The scheduler's failure to send it to workers the Ctrl-C had closed used to come
+    out as a "Task exception was never retrieved" traceback before the line."""
+    pytest.importorskip("distributed", reason=NEEDS)
+    path = tmp_path / "scatter.sqlite"
+    args = _cli(SPECS[1][0], "--db", str(path), "--chunk-size", str(SPECS[1][1]))
+    proc = _local_build([sys.executable, "-c", CTRL_C_IN_SCATTER, *args[3:]])
+    _interrupted_then_resumed(proc, args, reference(*SPECS[1]))
+
+
+def _local_build(args: list[str]) -> subprocess.Popen[bytes]:
+    """Start ``args`` with ``--cluster local:2`` in a process group of its own."""
+    return subprocess.Popen([*args, "--cluster", "local:2"], env=_env(),
+                            stderr=subprocess.PIPE, start_new_session=True)
+
+
+def _interrupted_then_resumed(proc: subprocess.Popen[bytes], again: list[str],
+                              reference: tuple[object, ...], made: bool = True) -> None:
+    """Check that ``proc``, sent a Ctrl-C, said the one line of an interrupted build and
+    exited 130, leaving no process of its group behind (nor its file, ``again``'s
+    ``--db``, unless ``made``); and that the build ``again`` then ends in the reference."""
     err = proc.communicate(timeout=60)[1].decode()
     lines = [line.strip() for line in re.split(r"[\r\n]", err) if not BAR.search(line)]
     assert proc.returncode == 130, err[-2000:]
-    assert len(lines) == 1 and INTERRUPTED.match(lines[0]), lines
-    assert not _wait_gone(proc.pid), "workers left after Ctrl-C"
-    done = subprocess.run([*args, "--quiet"], env=_env(), capture_output=True, text=True,
+    assert len(lines) == 1 and INTERRUPTED.match(lines[0]), err[-2000:]
+    assert not _wait_gone(proc.pid), "Dask processes left after Ctrl-C"
+    path = Path(again[again.index("--db") + 1])
+    assert path.exists() == made
+    done = subprocess.run([*again, "--quiet"], env=_env(), capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
-    assert _dump(path) == reference(*LONG)
+    assert _dump(path) == reference
 
 
 def _wait_gone(pgid: int, timeout: float = 10.0) -> set[int]:

@@ -291,6 +291,66 @@ def test_ctrl_c_inside_a_compiled_call_is_an_interrupt(tmp_path: Path,
     assert build_module.build("jujitsu(num_cards=5)", db).status == "complete"
 
 
+#: Runs ``gamedb`` with a real SIGINT sent to itself from inside LLVM's first call back
+#: into Python while numba compiles (its object-code hook, under a ctypes callback): a
+#: Ctrl-C at any moment of a long compile is handled there, by the first Python code.
+CTRL_C_IN_LLVM = """
+import os, signal, sys
+from numba.core.codegen import JITCodeLibrary
+from gamedb.cli import cli
+
+hook = JITCodeLibrary._object_compiled_hook.__func__
+fired = []
+def ctrl_c_in_llvm(cls, ll_module, buf):
+    if not fired:
+        fired.append(True)
+        os.kill(os.getpid(), signal.SIGINT)
+    return hook(cls, ll_module, buf)
+JITCodeLibrary._object_compiled_hook = classmethod(ctrl_c_in_llvm)
+sys.argv = ["gamedb", *sys.argv[1:]]
+try:
+    cli()
+finally:
+    assert fired
+"""
+
+
+def test_ctrl_c_while_numba_compiles_is_one_line_and_exit_130(tmp_path: Path) -> None:
+    """ctypes prints an exception raised inside a callback and drops it: the Ctrl-C was
+    lost (the build ran on for the whole compile, exit 0, after an "Exception ignored
+    on calling ctypes callback function" traceback), or numba's cache failed on the
+    object code the interrupted hook never stored (a RuntimeError traceback, exit 1)."""
+    db = tmp_path / "j4.sqlite"
+    cache = tmp_path / "numba"  # empty: the first run's compile, whatever is cached here
+    cache.mkdir()
+    done = subprocess.run([sys.executable, "-c", CTRL_C_IN_LLVM, "build", "jujitsu(num_cards=4)",
+                           "--db", str(db), "--quiet", "--workers", "1"],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})
+    assert done.returncode == 130, done.stderr[-2000:]
+    assert INTERRUPTED.match(done.stderr.strip()), done.stderr[-2000:]  # one line
+
+
+def test_a_ctrl_c_inside_a_finalizer_is_raised_out_of_it() -> None:
+    """Python drops an exception raised in ``__del__`` (it prints "Exception ignored"):
+    a Ctrl-C handled inside one, e.g. llvmlite freeing compiler objects during a
+    build's compile, was lost and the build ran on."""
+    from gamedb.cli._common import _interrupt
+
+    class Finalized:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGINT)  # handled here, inside ``__del__``
+
+    previous = signal.signal(signal.SIGINT, _interrupt)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            Finalized()  # finalized at once
+            for _ in range(500):  # 5 s: the interrupt lands within milliseconds
+                time.sleep(0.01)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 #: Runs ``gamedb`` with one function wrapped to send the process a real SIGINT (what
 #: Ctrl-C does) the first time it is called after ``Writer.<arm>`` started: the
 #: interrupt then lands at that exact point of the finalising path, every time.

@@ -30,12 +30,13 @@ import logging
 import math
 import re
 import signal
-import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from multiprocessing import resource_tracker
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from gamedb.builder.workers import WorkerDied, Workers
+from gamedb.store.engine import interrupts_deferred
 
 if TYPE_CHECKING:  # distributed is optional: imported only when a cluster is used
     from distributed import Client, Future, LocalCluster
@@ -171,15 +172,19 @@ class Dask:
     def start(cls, count: int) -> Dask:
         """Start a ``LocalCluster`` of ``count`` single-threaded worker processes."""
         distributed = _distributed()
-        # the worker processes inherit SIG_IGN (no tracebacks) and glibc's own malloc
-        with _sigint_ignored(), _dask_config(_glibc_malloc()):
-            cluster = distributed.LocalCluster(n_workers=count, threads_per_worker=1,
-                                               processes=True, dashboard_address=":0",
-                                               silence_logs=logging.CRITICAL)
+        _quiet_client_logs()  # the scheduler runs here: a Ctrl-C mid-task said nothing else
+        cluster = None
         try:
+            # A Ctrl-C while it starts is raised once it is up, then it is closed; its
+            # workers never hear one (``_sigint_blocked``) and run glibc's own malloc.
+            with interrupts_deferred(), _sigint_blocked(), _dask_config(_glibc_malloc()):
+                cluster = distributed.LocalCluster(n_workers=count, threads_per_worker=1,
+                                                   processes=True, dashboard_address=":0",
+                                                   silence_logs=logging.CRITICAL)
             return cls(distributed.Client(cluster, set_as_default=False), cluster)
         except BaseException:
-            cluster.close()
+            if cluster is not None:
+                cluster.close()
             raise
 
     def pool(self, func: Callable[[T], R]) -> DaskPool[T, R]:
@@ -324,21 +329,25 @@ def _task_failed(exc: OSError) -> ClusterError:
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """Ignore SIGINT while worker processes start (in the main thread only).
+def _sigint_blocked() -> Iterator[None]:
+    """Block SIGINT in this thread while a ``LocalCluster`` starts.
 
-    A terminal's Ctrl-C reaches the whole process group; a worker that inherits SIG_IGN
-    keeps it (Python and asyncio install no handler then), so only the builder hears it,
-    as with ``gamedb.builder.workers``. A Ctrl-C during the few seconds of the start is lost.
+    A terminal's Ctrl-C reaches the whole process group. The cluster's event-loop thread,
+    started here, inherits the mask, and so do the threads it starts and the worker
+    processes they spawn, at the start and whenever a nanny restarts one (a mask survives
+    ``exec``; a handler does not): the workers never hear Ctrl-C, only the builder, as
+    with ``gamedb.builder.workers``. One that comes meanwhile waits, pending, and reaches
+    this thread when the block ends (``gamedb.store.engine.interrupts_deferred`` holds it
+    if another thread of this process took it).
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # multiprocessing starts its resource tracker once per process, from the first thread
+    # that needs it, and unblocks SIGINT in that thread afterwards: here, not in the loop
+    resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 #: What Dask's nanny sets in a worker's environment that slows the solver down:

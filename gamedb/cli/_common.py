@@ -11,12 +11,15 @@ the time (tests/test_cli_startup.py checks which modules help leaves loaded).
 
 from __future__ import annotations
 
+import _thread
 import functools
 import re
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from types import FrameType
 from typing import Any, ParamSpec, TypeVar
 
 import click
@@ -100,7 +103,7 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             if signal.getsignal(signal.SIGINT) is _interrupted_before_the_command:
-                signal.signal(signal.SIGINT, signal.default_int_handler)  # the command's own
+                signal.signal(signal.SIGINT, _interrupt)  # the command's own
             return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
@@ -134,6 +137,34 @@ def _interrupted_before_the_command(_signum: int, _frame: Any) -> None:
     (click's own handling there says ``Aborted!`` and exits 1)."""
     click.echo("interrupted", err=True)
     raise SystemExit(130)
+
+
+def _interrupt(_signum: int, frame: FrameType | None) -> None:
+    """A command's Ctrl-C: Python's own (``KeyboardInterrupt``), except where Python can
+    only print an exception and drop it (``_unraisable_here``): there the Ctrl-C was lost,
+    a build ran on to the end (Ctrl-C while numba compiled), or numba's cache then failed
+    on the object code its interrupted callback never stored. There another thread makes
+    the signal pending again 10 ms later (made pending here, it would be handled at once,
+    here again), until the first Python code out of that place raises it."""
+    if _unraisable_here(frame):
+        again = threading.Timer(0.01, _thread.interrupt_main, (signal.SIGINT,))
+        again.daemon = True
+        again.start()
+        return
+    raise KeyboardInterrupt
+
+
+def _unraisable_here(frame: FrameType | None) -> bool:
+    """True if ``frame`` runs inside a finalizer (``__del__``) or inside one of
+    llvmlite's object-cache callbacks (ctypes; numba compiling), whose exceptions Python
+    prints as "Exception ignored" and drops."""
+    while frame is not None:
+        name = frame.f_code.co_name
+        if name == "__del__" or (name.startswith("_raw_object_cache_") and frame.f_globals.get(
+                "__name__") == "llvmlite.binding.executionengine"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _cut_short(message: str) -> str:
