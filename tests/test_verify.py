@@ -277,3 +277,34 @@ def test_verify_says_a_changed_flag_of_a_page_file_in_one_line(j4s: dict[str, Pa
     assert result.stderr.splitlines() == [
         f"Error: {path}: meta says strategies_from 3 (no strategy stored below layer 3), but "
         "24 position(s) store strategies, from layer 1: the flag was changed"]
+
+
+def test_info_and_show_read_a_file_whose_strategy_flag_was_changed(j4s: dict[str, Path],
+                                                                  tmp_path: Path) -> None:
+    """Strategies kept below ``strategies_from`` are read as stored (the same as solved
+    on demand); a layer said to keep strategies that keeps none is damage, said as the
+    missing strategy (it said ``the gap 'None' is not a finite number``)."""
+    from click.testing import CliRunner
+
+    from gamedb.cli import cli
+
+    position = "hand1=1,2 hand2=1,2 pot=0 diff=0"  # layer 2
+    kept, bare = tmp_path / "kept.sqlite", tmp_path / "bare.sqlite"
+    shutil.copy(j4s["pages"], kept)
+    shutil.copy(j4s["pages split"], bare)
+    for path, statement in [(kept, "INSERT INTO meta VALUES ('strategies_from', '3')"),
+                            (bare, "DELETE FROM meta WHERE name = 'strategies_from'")]:
+        with sqlite3.connect(path) as conn:
+            conn.execute(statement)
+        conn.close()
+        info = CliRunner().invoke(cli, ["info", str(path), "--json"])
+        assert info.exit_code == 0 and '"states": 32' in info.stdout, info.output
+    shown = CliRunner().invoke(cli, ["show", str(kept), position, "--json"])
+    truth = CliRunner().invoke(cli, ["show", str(j4s["pages split"]), position, "--json"])
+    assert shown.exit_code == truth.exit_code == 0 and shown.stdout == truth.stdout
+    refused = CliRunner().invoke(cli, ["show", str(bare), position])
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    assert refused.stderr.splitlines() == [
+        f"Error: {bare}: position {position} (key 562949953683507): no strategy stored "
+        "(NULL) in a file built with strategies (the file is damaged; rebuild it or restore "
+        "a copy)"]
