@@ -80,14 +80,14 @@ def checked_row(path: Path, where: str, value: Any, gap: Any, first: str | None,
             both strategies and the gap must be there.
     """
     check_number(path, where, "value", value)
+    if (first is None or second is None) and stores:  # the gap too, in a bare layer
+        raise DamagedFile(path, f"{where}: no strategy stored (NULL) in a file "
+                          "built with strategies")
     if gap is not None or stores:  # a values-only row keeps no gap (schema 0004)
         check_number(path, where, "gap", gap)
         if is_negative_gap(gap, value):
             raise DamagedFile(path, f"{where}: the gap {gap!r} is negative (a gap "
                               "is the stage game's max minus min, at least 0)")
-    if (first is None or second is None) and stores:
-        raise DamagedFile(path, f"{where}: no strategy stored (NULL) in a file "
-                          "built with strategies")
     try:
         strategies = {1: decode(first), 2: decode(second)}
     except ValueError as exc:
