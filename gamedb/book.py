@@ -80,6 +80,8 @@ def make_book(source: str | Path, output: str | Path, from_layer: int, *,
         unsolved = _unsolved_layers(db, source, from_layer,
                                     {x.layer: x.states for x in info.layers})
     report = verify(source, from_layer=from_layer, on_progress=on_progress)
+    if report.problems and not report.failures:  # every position passes: meta lies
+        raise StoreError(f"{source}: {report.problems[0]}; no book written")
     if not report.ok:
         raise StoreError(f"{source}: {report.failures:,} position(s) of layers {from_layer} "
                          "and up fail to verify; no book written")
@@ -139,10 +141,13 @@ def _unsolved_layers(db: GameDB, source: Path, from_layer: int,
                f"solving their {count:,} positions is past the book's {SOLVE_LIMIT:,}")
         higher = min((layer for layer in sizes if layer > max(paged, default=from_layer)
                       and sum(sizes[u] for u in unsolved if u >= layer) <= SOLVE_LIMIT),
-                     default=max(sizes))
+                     default=None)
+        rebuild = ("a build without --values-only" if db.meta.get("values_only")
+                   else "a build with a lower --strategies-from")
+        where = (f"make the book from layer {higher}, or from {rebuild}" if higher is not None
+                 else f"no layer can start a book; make the book from {rebuild}")
         raise StoreError(f"{source} stores no strategies in layer {unsolved[0]} (built "
-                         f"with {how}) and {why}: make the book from layer {higher}, or "
-                         "from a build with a lower --strategies-from")
+                         f"with {how}) and {why}: {where}")
     return unsolved
 
 

@@ -37,9 +37,11 @@ from gamedb.solver.grundy import grundy_layer
 from gamedb.solver.matrix_game import TOLERANCE, batch_gaps, solve_games
 from gamedb.store import DamagedFile, GameDB, StoredRows, open_db
 from gamedb.store.checked import (
-    NEGATIVE_GAP_ROUNDING, checked_row, is_grundy, joined_strategies, rows_with_strategies,
+    NEGATIVE_GAP_ROUNDING, bare_layers, checked_row, is_grundy, joined_strategies,
+    strategies_below,
 )
 from gamedb.store.codec import decode_batch, decode_joined
+from gamedb.store.pages import damage_said
 from gamedb.types import Bools, Floats, Progress
 
 #: How many failing positions a report lists (the count covers all of them).
@@ -258,8 +260,15 @@ def _root_value_problems(db: GameDB, root: Root[Any], tolerance: float) -> list[
 
 
 def _flag_problems(db: GameDB) -> list[str]:
-    """``meta.values_only`` and ``meta.strategies_from`` against the stored strategies:
-    a layer said to keep none must keep none (else its strategies are never read)."""
+    """``meta.values_only`` and ``meta.strategies_from`` against the strategies stored in
+    rows and keyed pages: a layer said to keep none must keep none (else its strategies
+    are never read), and one said to keep them must (else each of its positions reads
+    as damaged)."""
+    return _kept_problems(db) + _bare_problems(db)
+
+
+def _kept_problems(db: GameDB) -> list[str]:
+    """The positions of the layers ``meta`` says keep no strategy that keep one, in one line."""
     if db.meta.get("values_only"):
         flag, below = "values_only (no strategy stored)", None
     elif db.meta.get("strategies_from"):
@@ -267,13 +276,37 @@ def _flag_problems(db: GameDB) -> list[str]:
         flag = f"strategies_from {below} (no strategy stored below layer {below})"
     else:
         return []
-    count, first = rows_with_strategies(db.connection,
-                                        None if below is None else layer_bounds(below)[0])
+    with damage_said(db.path, "pages"):
+        count, first = strategies_below(db.connection, db.pages, below)
     if first is None:
         return []
     layer = int(db.game.layer_of(np.array([first], np.int64))[0])
     return [f"meta says {flag}, but {count:,} position(s) store strategies, from layer "
             f"{layer}: the flag was changed"]
+
+
+def _bare_problems(db: GameDB) -> list[str]:
+    """The layers ``meta`` says keep strategies that keep none, in one line."""
+    bare = stored_bare(db)
+    if not bare:
+        return []
+    split = db.meta.get("strategies_from")
+    flag = (f"strategies_from {split} (strategies stored from layer {split} up)" if split
+            else "every layer stores strategies (no values_only, no strategies_from)")
+    return [f"meta says {flag}, but {sum(bare.values()):,} position(s) store none, from "
+            f"layer {min(bare)}: the flag was changed"]
+
+
+def stored_bare(db: GameDB) -> dict[int, int]:
+    """Return the layers ``meta`` says keep strategies (``GameDB.stores_strategies``) that
+    keep not one, with how many positions each holds: ``verify`` re-solves their stage
+    games, as a values-only layer's, and says that ``meta`` was changed."""
+    if db.meta.get("values_only"):
+        return {}
+    top = int(db.game.layer_of(root_of(db.game).keys).max())
+    with damage_said(db.path, "pages"):
+        return bare_layers(db.connection, db.pages,
+                           range(int(db.meta.get("strategies_from") or 0), top + 1))
 
 
 def _every(db: GameDB, check: _Check) -> Iterator[tuple[StoredRows, ValueTable]]:
@@ -370,6 +403,7 @@ class _Check:
         self.problems: list[str] = []
         self.states = 0
         self.expected: dict[int, int] | None = None
+        self.bare = set(stored_bare(db))
         try:
             info = db.info()
         except DamagedFile as exc:  # a damaged layers table: say so, check the rows anyway
@@ -378,6 +412,12 @@ class _Check:
             return
         self.states = info.states
         self.expected = {x.layer: x.done for x in info.layers}
+
+    def _stores(self, layer: int) -> bool:
+        """True if ``layer``'s stored strategies are checked: where ``meta`` says they
+        are stored, unless the layer keeps none (``stored_bare``: its values are
+        re-solved, and ``meta_problems`` says the flag was changed)."""
+        return self.db.stores_strategies(layer) and layer not in self.bare
 
     def rows(self, rows: StoredRows, table: ValueTable) -> None:
         """Check a run of stored rows of one layer against the values in ``table``."""
@@ -397,7 +437,7 @@ class _Check:
     def _parse_values(self, rows: StoredRows) -> tuple[Floats, dict[int, str]]:
         values = rows.numbers()
         layer = int(self.game.layer_of(rows.keys[:1])[0]) if len(rows.keys) else 0
-        stores = self.db.stores_strategies(layer)  # else a NULL gap is how 0004 stores it
+        stores = self._stores(layer)  # else a NULL gap is how 0004 stores it
         gaps = replace(rows, values=tuple(0.0 if g is None and not stores else g
                                           for g in rows.gaps)).numbers()
         negative = gaps < -NEGATIVE_GAP_ROUNDING * np.maximum(1.0, np.abs(values))
@@ -416,7 +456,7 @@ class _Check:
         try:
             layer = int(self.game.layer_of(rows.keys[i:i + 1])[0])
             checked_row(self.db.path, "", rows.values[i], rows.gaps[i], rows.strategy1[i],
-                        rows.strategy2[i], stores=self.db.stores_strategies(layer))
+                        rows.strategy2[i], stores=self._stores(layer))
         except DamagedFile as exc:
             return exc.what.removeprefix(": ")
         return None
@@ -456,7 +496,7 @@ class _Check:
                     labels: npt.NDArray[np.int64], reasons: dict[int, str]) -> Floats:
         """Place one player's stored strategies at their action positions (B, A)."""
         out = np.zeros(labels.shape)
-        if len(rows.keys[part]) and not self.db.stores_strategies(
+        if len(rows.keys[part]) and not self._stores(
                 int(self.game.layer_of(rows.keys[part][:1])[0])):
             return out
         try:
@@ -489,7 +529,7 @@ class _Check:
         return decode_batch(texts)
 
     def _judge(self, batch: StageGames) -> None:
-        stored = self.db.stores_strategies(batch.layer)
+        stored = self._stores(batch.layer)
         gaps, bad, why = (self._check if stored else self._check_values)(batch)
         why = why.astype(object)  # reasons of any length (a fixed-width str array cuts them)
         if self.exact:

@@ -168,3 +168,36 @@ def test_info_on_a_book_says_it_is_one() -> None:
     result = CliRunner().invoke(cli, ["info", str(SHIPPED_BOOK)])
     assert result.exit_code == 0 and "opening book" in result.stdout
     assert "layer 12 and up" in result.stdout and "g13.sqlite" in result.stdout
+
+
+def test_a_book_of_a_file_whose_meta_was_changed_says_what_changed(tmp_path: Path) -> None:
+    """It said ``0 position(s) of layers 3 and up fail to verify``: every position
+    passes, ``meta`` is what lies (here: strategies stored below its ``strategies_from``,
+    in keyed pages)."""
+    source = tmp_path / "j4.sqlite"
+    build("jujitsu(num_cards=4)", source, page_min=1)
+    with sqlite3.connect(source) as conn:
+        conn.execute("INSERT INTO meta VALUES ('strategies_from', '3')")
+    conn.close()
+    with pytest.raises(StoreError) as refused:
+        make_book(source, tmp_path / "book.sqlite", 3)
+    assert str(refused.value) == (
+        f"{source}: meta says strategies_from 3 (no strategy stored below layer 3), but 24 "
+        "position(s) store strategies, from layer 1: the flag was changed; no book written")
+    assert not (tmp_path / "book.sqlite").exists()
+
+
+def test_a_book_of_a_file_whose_every_layer_is_values_only_pages_names_no_layer(
+        tmp_path: Path) -> None:
+    """It said ``make the book from layer 4`` (the top, itself a page layer without
+    strategies), and from layer 4 the same again."""
+    source = tmp_path / "v4.sqlite"
+    build("jujitsu(num_cards=4)", source, page_min=1, values_only=True)
+    for layer in (2, 4):
+        with pytest.raises(StoreError) as refused:
+            make_book(source, tmp_path / "b.sqlite", layer)
+        assert str(refused.value) == (
+            f"{source} stores no strategies in layer {layer} (built with --values-only) "
+            "and layer 4 is stored as pages: no layer can start a book; make the book "
+            "from a build without --values-only")
+    assert not (tmp_path / "b.sqlite").exists()

@@ -31,6 +31,11 @@ DAMAGES = {  # name: (SQL, commands that must fail)
     "spec not JSON": ("UPDATE meta SET value = 'jujitsu(' WHERE name = 'spec'", EVERY),
     "meta of the wrong type": ("UPDATE meta SET value = '\"yes\"' WHERE name = 'values_only'",
                                EVERY),
+    "strategies_from not a layer": (  # int() of each ended in a traceback
+        "INSERT INTO meta VALUES ('strategies_from', '\"x\"')", EVERY),
+    "strategies_from infinite": ("INSERT INTO meta VALUES ('strategies_from', '1e400')", EVERY),
+    "strategies_from past every layer": (
+        "INSERT INTO meta VALUES ('strategies_from', '99999999999999999999')", EVERY),
     "root value in meta not a number": (
         "UPDATE meta SET value = '\"abc\"' WHERE name = 'root_value'", EVERY),
     "root keys not integers": ("UPDATE meta SET value = '[\"x\"]' WHERE name = 'root_keys'",

@@ -180,3 +180,131 @@ def test_a_partial_verify_of_an_impartial_file_says_the_grundy_values_were_not_c
     report = verify(nim, **kwargs)  # type: ignore[arg-type]
     assert report.ok and "Grundy values" in report.note and "whole file" in report.note
     assert not verify(nim).ok  # the whole-file verify finds it
+
+
+# -- meta's strategy flags against what the rows and pages store -------------------------
+
+_J4 = "jujitsu(num_cards=4)"  # layers 1-4 hold 9, 15, 7 and 1 positions
+_BUILDS = {  # name: build options
+    "pages": {"page_min": 1},  # every layer keyed pages, each with strategies
+    "pages split": {"page_min": 1, "strategies_from": 3},
+    "pages values": {"page_min": 1, "values_only": True},
+    "mixed": {"page_min": 8},  # layers 1-2 keyed pages, 3-4 rows
+    "rows split": {"page_min": 0, "strategies_from": 3},
+}
+
+
+@pytest.fixture(scope="module")
+def j4s(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    from gamedb.builder import build
+
+    folder = tmp_path_factory.mktemp("flags")
+    for name, options in _BUILDS.items():
+        build(_J4, folder / f"{name}.sqlite", **options)  # type: ignore[arg-type]
+    return {name: folder / f"{name}.sqlite" for name in _BUILDS}
+
+
+def test_files_with_strategies_in_pages_and_rows_are_sound(j4s: dict[str, Path]) -> None:
+    from gamedb.store import open_db
+
+    with open_db(j4s["mixed"]) as db:
+        assert sorted(db.pages.layers) == [1, 2]
+    for name, path in j4s.items():
+        report = verify(path)
+        assert report.ok and report.checked == 32, (name, report.problems, report.failed)
+
+
+_EVERY = "every layer stores strategies (no values_only, no strategies_from)"
+
+
+@pytest.mark.parametrize("name, statement, problem", [
+    # strategies kept below the layer meta says they start at (verify said sound)
+    ("pages", "INSERT INTO meta VALUES ('strategies_from', '3')",
+     "meta says strategies_from 3 (no strategy stored below layer 3), but 24 position(s) "
+     "store strategies, from layer 1: the flag was changed"),
+    ("pages", "UPDATE meta SET value = 'true' WHERE name = 'values_only'",
+     "meta says values_only (no strategy stored), but 32 position(s) store strategies, "
+     "from layer 1: the flag was changed"),
+    ("mixed", "UPDATE meta SET value = 'true' WHERE name = 'values_only'",
+     "meta says values_only (no strategy stored), but 32 position(s) store strategies, "
+     "from layer 1: the flag was changed"),
+    ("pages split", "UPDATE meta SET value = '4' WHERE name = 'strategies_from'",
+     "meta says strategies_from 4 (no strategy stored below layer 4), but 7 position(s) "
+     "store strategies, from layer 3: the flag was changed"),
+    # layers meta says keep strategies that keep none (verify blamed every position's gap)
+    ("pages split", "DELETE FROM meta WHERE name = 'strategies_from'",
+     f"meta says {_EVERY}, but 24 position(s) store none, from layer 1: the flag was changed"),
+    ("pages split", "UPDATE meta SET value = '2' WHERE name = 'strategies_from'",
+     "meta says strategies_from 2 (strategies stored from layer 2 up), but 15 position(s) "
+     "store none, from layer 2: the flag was changed"),
+    ("pages values", "UPDATE meta SET value = 'false' WHERE name = 'values_only'",
+     f"meta says {_EVERY}, but 32 position(s) store none, from layer 1: the flag was changed"),
+    ("rows split", "DELETE FROM meta WHERE name = 'strategies_from'",
+     f"meta says {_EVERY}, but 24 position(s) store none, from layer 1: the flag was changed"),
+])
+def test_a_changed_strategy_flag_is_the_one_problem(j4s: dict[str, Path], tmp_path: Path,
+                                                    name: str, statement: str,
+                                                    problem: str) -> None:
+    """The values of every layer are still checked (re-solved where no strategy is
+    stored); what is wrong is ``meta``, said in one line."""
+    path = tmp_path / "t.sqlite"
+    shutil.copy(j4s[name], path)
+    with sqlite3.connect(path) as conn:
+        conn.execute(statement)
+    conn.close()
+    report = verify(path)
+    assert not report.ok and report.checked == 32 and report.failures == 0, report.failed
+    assert report.problems == [problem]
+
+
+def test_verify_says_a_changed_flag_of_a_page_file_in_one_line(j4s: dict[str, Path],
+                                                               tmp_path: Path) -> None:
+    """``UPDATE meta SET value = '3' WHERE name = 'strategies_from'`` (the reviewer's
+    tamper): verify said sound, as it looked for strategies in ``states`` only."""
+    from click.testing import CliRunner
+
+    from gamedb.cli import cli
+
+    path = tmp_path / "t.sqlite"
+    shutil.copy(j4s["pages"], path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO meta VALUES ('strategies_from', '3')")
+    conn.close()
+    before = path.read_bytes()
+    result = CliRunner().invoke(cli, ["verify", str(path)])
+    assert result.exit_code == 1 and "NOT sound" in result.stdout, result.output
+    assert "Traceback" not in result.output and path.read_bytes() == before
+    assert result.stderr.splitlines() == [
+        f"Error: {path}: meta says strategies_from 3 (no strategy stored below layer 3), but "
+        "24 position(s) store strategies, from layer 1: the flag was changed"]
+
+
+def test_info_and_show_read_a_file_whose_strategy_flag_was_changed(j4s: dict[str, Path],
+                                                                  tmp_path: Path) -> None:
+    """Strategies kept below ``strategies_from`` are read as stored (the same as solved
+    on demand); a layer said to keep strategies that keeps none is damage, said as the
+    missing strategy (it said ``the gap 'None' is not a finite number``)."""
+    from click.testing import CliRunner
+
+    from gamedb.cli import cli
+
+    position = "hand1=1,2 hand2=1,2 pot=0 diff=0"  # layer 2
+    kept, bare = tmp_path / "kept.sqlite", tmp_path / "bare.sqlite"
+    shutil.copy(j4s["pages"], kept)
+    shutil.copy(j4s["pages split"], bare)
+    for path, statement in [(kept, "INSERT INTO meta VALUES ('strategies_from', '3')"),
+                            (bare, "DELETE FROM meta WHERE name = 'strategies_from'")]:
+        with sqlite3.connect(path) as conn:
+            conn.execute(statement)
+        conn.close()
+        info = CliRunner().invoke(cli, ["info", str(path), "--json"])
+        assert info.exit_code == 0 and '"states": 32' in info.stdout, info.output
+    shown = CliRunner().invoke(cli, ["show", str(kept), position, "--json"])
+    truth = CliRunner().invoke(cli, ["show", str(j4s["pages split"]), position, "--json"])
+    assert shown.exit_code == truth.exit_code == 0 and shown.stdout == truth.stdout
+    refused = CliRunner().invoke(cli, ["show", str(bare), position])
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    assert refused.stderr.splitlines() == [
+        f"Error: {bare}: position {position} (key 562949953683507): no strategy stored "
+        "(NULL) in a file built with strategies (the file is damaged; rebuild it or restore "
+        "a copy)"]

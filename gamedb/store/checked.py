@@ -23,14 +23,16 @@ from __future__ import annotations
 import math
 import sqlite3
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any, TypeGuard
 
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
-from gamedb.games.base import Game, shown
+from gamedb.games.base import Game, layer_bounds, shown
 from gamedb.store.codec import decode
 from gamedb.store.errors import DamagedFile
+from gamedb.store.pages import PageReader
 from gamedb.store.views import VIEWS
 
 #: How far a stored strategy's probabilities may sum from 1 (the solver's are within
@@ -78,14 +80,14 @@ def checked_row(path: Path, where: str, value: Any, gap: Any, first: str | None,
             both strategies and the gap must be there.
     """
     check_number(path, where, "value", value)
+    if (first is None or second is None) and stores:  # the gap too, in a bare layer
+        raise DamagedFile(path, f"{where}: no strategy stored (NULL) in a file "
+                          "built with strategies")
     if gap is not None or stores:  # a values-only row keeps no gap (schema 0004)
         check_number(path, where, "gap", gap)
         if is_negative_gap(gap, value):
             raise DamagedFile(path, f"{where}: the gap {gap!r} is negative (a gap "
                               "is the stage game's max minus min, at least 0)")
-    if (first is None or second is None) and stores:
-        raise DamagedFile(path, f"{where}: no strategy stored (NULL) in a file "
-                          "built with strategies")
     try:
         strategies = {1: decode(first), 2: decode(second)}
     except ValueError as exc:
@@ -117,16 +119,59 @@ def check_tables(conn: Connection, path: Path, game: Game[Any]) -> None:
         raise DamagedFile(path, f"the table or view {missing[0]!r} is missing")
 
 
-def rows_with_strategies(conn: sqlite3.Connection,
-                         below: int | None = None) -> tuple[int, int | None]:
-    """Return how many ``states`` rows (with keys below ``below``) store a strategy,
-    and the smallest such key (None: none does): what ``verify`` holds against
-    ``meta.values_only`` and ``meta.strategies_from``."""
+#: A ``states`` row that stores a strategy (either player's).
+_KEEPS = "(strategy1 IS NOT NULL OR strategy2 IS NOT NULL)"
+
+
+def strategies_below(conn: sqlite3.Connection, pages: PageReader,
+                     below: int | None = None) -> tuple[int, int | None]:
+    """Return how many stored positions of the layers below ``below`` (of every layer:
+    None) keep a strategy, as ``states`` rows or in keyed pages, and the smallest such
+    key (None: none does): what ``verify`` holds against ``meta.values_only`` and
+    ``meta.strategies_from``. Raises ``PageError`` for a damaged page."""
     count, first = conn.execute(
-        "SELECT count(*), min(key) FROM states WHERE (strategy1 IS NOT NULL OR "
-        "strategy2 IS NOT NULL)" + ("" if below is None else " AND key < ?"),
-        () if below is None else (below,)).fetchone()
-    return int(count), first
+        f"SELECT count(*), min(key) FROM states WHERE {_KEEPS}"
+        + ("" if below is None else " AND key < ?"),
+        () if below is None else (layer_bounds(below)[0],)).fetchone()
+    count, firsts = int(count), [] if first is None else [int(first)]
+    for layer in sorted(pages.layers):
+        if below is None or layer < below:
+            kept = [(key, n) for key, n, keeps in pages.page_strategies(layer) if keeps]
+            count += sum(n for _, n in kept)
+            firsts += [key for key, _ in kept[:1]]
+    return count, min(firsts, default=None)
+
+
+def bare_layers(conn: sqlite3.Connection, pages: PageReader,
+                layers: Iterable[int]) -> dict[int, int]:
+    """Return those of ``layers`` whose stored positions, rows and pages, keep not one
+    strategy, with how many positions each holds (a layer with none stored is left
+    out). A layer with strategies is told by its first row or page."""
+    bare = {}
+    for layer in layers:
+        low, high = layer_bounds(layer)
+        if conn.execute(f"SELECT 1 FROM states WHERE key BETWEEN ? AND ? AND {_KEEPS} "
+                        "LIMIT 1", (low, high)).fetchone():
+            continue
+        paged = _bare_pages(pages, layer) if layer in pages.layers else 0
+        if paged is None:
+            continue
+        positions = paged + conn.execute("SELECT count(*) FROM states WHERE key BETWEEN "
+                                         "? AND ?", (low, high)).fetchone()[0]
+        if positions:
+            bare[layer] = positions
+    return bare
+
+
+def _bare_pages(pages: PageReader, layer: int) -> int | None:
+    """Return how many positions the pages of ``layer`` hold, None if one of them keeps
+    strategies (read up to that page)."""
+    positions = 0
+    for _, count, keeps in pages.page_strategies(layer):
+        if keeps:
+            return None
+        positions += count
+    return positions
 
 
 def joined_strategies(conn: sqlite3.Connection, first: int, last: int) -> tuple[str, str]:

@@ -20,6 +20,7 @@ from sqlalchemy.exc import DatabaseError, OperationalError
 
 from gamedb.store import schema
 from gamedb.games.base import shown
+from gamedb.games.layout import LAYER_SHIFT
 from gamedb.store.errors import DamagedFile, NotAGameDB
 
 
@@ -187,6 +188,8 @@ def _is(*kinds: type) -> Callable[[Any], bool]:
 
 
 _NUMBER = _is(int, float)
+#: How many layers a key can name: its bits from ``LAYER_SHIFT`` up, in a positive int64.
+_LAYERS = 1 << (63 - LAYER_SHIFT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +234,8 @@ _META_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
         _NUMBER(v) and math.isfinite(v))),  # json.loads reads NaN and Infinity
     "states": ("an integer", _is(int)),
     "book_from_layer": ("an integer", _is(int)), "book_source": ("an object", _is(dict)),
+    "strategies_from": (f"a layer (an integer from 0 to {_LAYERS - 1})",
+                        lambda v: _is(int)(v) and 0 <= v < _LAYERS),
     "root_keys": ("a list of integers", lambda v: isinstance(v, list) and all(map(_is(int), v))),
     "progress": (f"null or an object of numbers {', '.join(_PROGRESS)}", lambda v: v is None or (
         isinstance(v, dict) and all(_NUMBER(v.get(k)) for k in _PROGRESS))),

@@ -506,6 +506,18 @@ class PageReader:
             return np.zeros(0, np.int64), np.zeros(0)
         return np.concatenate(found), np.concatenate(values)
 
+    def page_strategies(self, layer: int) -> Iterator[tuple[int, int, bool]]:
+        """Yield each stored page of ``layer`` in order as its first key, its count and
+        whether it stores strategies, from the page's flags byte alone (a page of a
+        values-only codec, ``CODEC`` or ``FLOAT32``, never does: its data is not read)."""
+        head = "substr(data, 1, 1)" if self.layers[layer].keyed else "x''"
+        for first_key, count, flags in self._raw.execute(
+                f"SELECT first_key, count, {head} FROM pages WHERE layer = ? ORDER BY page",
+                (layer,)):
+            if not isinstance(first_key, int) or not isinstance(count, int) or count < 0:
+                raise PageError(f"layer {layer}: a page's first key or count is no integer")
+            yield first_key, count, bool(flags) and bool(flags[0] & _STRATEGIES)
+
     def layer_pages(self, layer: int, start_page: int = 0) -> Iterator[PageRows]:
         """Yield the stored pages of ``layer`` in order, from ``start_page``, stopping at
         the first page not stored."""
