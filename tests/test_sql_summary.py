@@ -55,6 +55,8 @@ QUERIES = [
     "SELECT count(*) c, max(value) - min(value) AS spread FROM states WHERE layer IN (3, 6)",
     "SELECT count(*) FROM states WHERE layer > 100",
     "SELECT sum(value), avg(gap), min(gap) FROM states WHERE layer = 2",
+    "SELECT layer FROM states GROUP BY layer ORDER BY layer",  # no aggregate, grouped
+    "SELECT layer % 2 AS parity, count(*), max(value) FROM states GROUP BY layer % 2",
 ]
 
 
@@ -97,6 +99,8 @@ def test_the_summary_reads_only_the_page_layers_the_where_clause_keeps(
 @pytest.mark.parametrize("sql", [
     "SELECT * FROM states",                                  # one row per position
     "SELECT value FROM states WHERE layer = 3",
+    "SELECT layer FROM states",                              # no aggregate, no GROUP BY
+    "SELECT layer * 2 AS twice FROM positions WHERE layer > 3",
     "SELECT count(*) FROM states WHERE value > 0",           # a condition on value
     "SELECT count(DISTINCT value) FROM states",
     "SELECT count(*) FROM states AS s",                      # aliases, joins, subqueries

@@ -135,7 +135,7 @@ def rewrite(sql: str) -> Rewritten | None:
         tokens = tokens[:-1]
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement) in sql
     aliases: set[str] = set()
-    depth, i, where, from_at = 0, 1, None, None
+    depth, i, where, from_at, calls = 0, 1, None, None, 0
     while i < len(tokens):
         token, word = tokens[i], tokens[i].word
         previous = tokens[i - 1]
@@ -155,6 +155,7 @@ def rewrite(sql: str) -> Rewritten | None:
             if over is None:
                 return None
             edits.append((token.start, tokens[i + 3].end, over))
+            calls += 1
             i += 4
             continue
         elif word == "from":
@@ -183,6 +184,8 @@ def rewrite(sql: str) -> Rewritten | None:
         i += 1
     if from_at is None or depth or aliases & _SUMMARY_COLUMNS:
         return None  # an alias named like a summary column would read the column
+    if not calls and not any(t.word == "group" for t in tokens):
+        return None  # no aggregate, no GROUP BY: one row per position, not per layer
     layers = None
     if where is not None:
         stop = next((j for j in range(where + 1, len(tokens))
