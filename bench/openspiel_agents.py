@@ -6,7 +6,7 @@ searches a position, a Markov agent), each
 
 * scored exactly (``score_agent``: by layers over the stored positions): payoff against
   the stored equilibrium in both seats, against its best response, exploitability,
-  seconds;
+  seconds of wall and of CPU time (the process's);
 * sampled: OpenSpiel's ``evaluate_bots`` over ``--games`` games in seat 1 against a
   ``PolicyBot`` of the equilibrium (OpenSpiel's ``UniformRandomPolicy`` for random,
   ``PolicyBot`` of the same MCTS agent for MCTS), with a 99.7 % interval (3 sigma).
@@ -34,17 +34,18 @@ from gamedb.play.agents import Uniform
 from gamedb.play.score import score_agent
 
 
-def sampled(bridge: Bridge, policy: object, games: int, seed: int = 0) -> tuple[float, float, float]:
+def sampled(bridge: Bridge, policy: object, games: int,
+            seed: int = 0) -> tuple[float, float, float, float]:
     """Mean payoff of ``policy`` in seat 1 against the equilibrium over ``games`` games,
-    its 3-sigma half width, and the seconds taken."""
+    its 3-sigma half width, and the seconds taken (wall, CPU)."""
     rng = np.random.RandomState(seed)
     bots = [PolicyBot(0, rng, policy), PolicyBot(1, rng, bridge.policy())]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     payoffs = np.array([evaluate_bots.evaluate_bots(bridge.openspiel_game.new_initial_state(),
                                                     bots, rng)[0] for _ in range(games)])
     scale = 1.0 / bridge.translation.scale(bridge.game)  # to gamedb's units
     return (scale * float(payoffs.mean()), scale * 3 * float(payoffs.std()) / np.sqrt(games),
-            time.perf_counter() - start)
+            time.perf_counter() - start, time.process_time() - cpu)
 
 
 def main() -> None:
@@ -58,7 +59,8 @@ def main() -> None:
     with Bridge.open(args.db) as bridge:
         print(f"{bridge.game.spec}: {bridge.db.meta.get('states'):,} stored positions")
         print("| agent | vs equilibrium, seat 1 | seat 2 | vs best response, seat 1 | seat 2 "
-              "| exploitability | exact s | sampled seat 1 (± 3 sigma) | games | sampled s |")
+              "| exploitability | exact s (CPU) | sampled seat 1 (± 3 sigma) | games "
+              "| sampled s (CPU) |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name in args.agents.split(","):
             if name == "random":
@@ -68,14 +70,16 @@ def main() -> None:
                 agent = MCTSAgent(bridge.openspiel_game, simulations=args.simulations,
                                   searches=args.searches)
                 theirs = bridge.policy(agent)
+            cpu = time.process_time()
             score = score_agent(bridge.game, bridge.db, agent)  # type: ignore[arg-type]
-            mean, half, seconds = sampled(bridge, theirs, args.games)
+            cpu = time.process_time() - cpu
+            mean, half, seconds, sampled_cpu = sampled(bridge, theirs, args.games)
             inside = abs(mean - score.vs_equilibrium[0]) <= half
             print(f"| {score.agent} | {score.vs_equilibrium[0]:+.6f} | {score.vs_equilibrium[1]:+.6f} "
                   f"| {score.vs_best_response[0]:+.6f} | {score.vs_best_response[1]:+.6f} "
-                  f"| {score.exploitability:.6f} | {score.seconds:.1f} "
+                  f"| {score.exploitability:.6f} | {score.seconds:.1f} ({cpu:.1f}) "
                   f"| {mean:+.4f} ± {half:.4f} ({'inside' if inside else 'OUTSIDE'}) "
-                  f"| {args.games:,} | {seconds:.0f} |", flush=True)
+                  f"| {args.games:,} | {seconds:.0f} ({sampled_cpu:.0f}) |", flush=True)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ gamedb.games.base.GameError: OpenSpiel's goofspiel with imp_info=true hides the 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gamedb.games.base import Game, GameError, format_spec
@@ -64,6 +64,13 @@ class Translation:
     def history(self, game: Game[Any], state: Any) -> list[Step]:
         """Return OpenSpiel moves from its start to ``state``, or raise ``GameError``."""
         raise NotImplementedError
+
+    def representatives(self, game: Game[Any], stored: Any) -> Iterator[Any]:
+        """Yield real positions that the file stores as the stored position ``stored``
+        (``game.decode`` of a key), ``stored`` first. A stored position need not be
+        one that OpenSpiel reaches (Goofspiel relabels the cards of both hands 1..m by
+        rank), but one of these is wherever any play of gamedb's reaches it."""
+        yield stored
 
     def scale(self, game: Game[Any]) -> float:
         """OpenSpiel's payoff per unit of gamedb's (player 0 = gamedb's player 1)."""

@@ -134,3 +134,52 @@ def test_a_long_oshi_zumo_history_is_found_at_once() -> None:
     for a, b in steps:
         (_, state), = game.next(state, a, b)
     assert state == OshiZumoState(0, 1, 0)
+
+
+@pytest.mark.parametrize("spec, position", [
+    # player 1's played 1, 4, 5, 6 against 2, 4, 5, 6 lose one round at most: not 10 points
+    ("goofspiel(num_cards=6)", "hand1=2,3 hand2=1,3 prizes=6 prize=4 diff=-10"),
+    # the score is not stored with point_difference: a difference of 0 is no play's
+    ("goofspiel(num_cards=5,returns_type=point_difference)", "hand1=2,3 hand2=1,2 prizes=1 prize=2"),
+])
+def test_a_stored_goofspiel_position_no_play_reaches_has_a_representative_that_one_does(
+        spec: str, position: str) -> None:
+    game = load_game(spec)
+    stored = game.parse_position(position)
+    goofspiel, key = translation("goofspiel"), game.canonical(stored).key
+    with pytest.raises(GameError, match="no play of OpenSpiel's game reaches"):
+        goofspiel.history(game, stored)
+    found = []
+    for real in goofspiel.representatives(game, stored):
+        assert (game.canonical(real).key, game.canonical(real).swapped) == (key, False)
+        try:
+            found.append((real, goofspiel.history(game, real)))
+        except GameError:
+            continue
+    real, steps = found[0]
+    assert real != stored and len(steps) == 2 * (game.num_cards - 2) + 1  # deals and bids
+
+
+@pytest.mark.parametrize("spec", ["goofspiel(num_cards=5)",
+                                  "goofspiel(num_cards=5,returns_type=point_difference)"])
+def test_every_stored_goofspiel_position_has_a_representative_openspiel_reaches(built, spec: str) -> None:  # type: ignore[no-untyped-def]
+    from gamedb.store import open_db
+
+    goofspiel, unreached = translation("goofspiel"), 0
+    with open_db(built(spec)) as db:
+        keys = [int(k) for layer in db.stored_layers()
+                for rows in db.layer_rows(layer, strategies=False) for k in rows.keys]
+        for key in keys:
+            stored = db.game.decode(key)
+            if len(list(cards(stored.hand1))) > 1:
+                unreached += not any(_reaches(db.game, real) for real in
+                                     goofspiel.representatives(db.game, stored))
+    assert len(keys) > 1000 and unreached == 0
+
+
+def _reaches(game, position) -> bool:  # type: ignore[no-untyped-def]
+    try:
+        translation("goofspiel").history(game, position)
+    except GameError:
+        return False
+    return True

@@ -9,7 +9,9 @@ can go with any prize, since a card in hand can be bid in any round.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from itertools import combinations
 from typing import Any
 
 from gamedb.bits import cards, full, mask_of, popcount
@@ -93,6 +95,26 @@ class GoofspielTranslation(Translation):
             steps += [(prize - 1,)] * chance + [(x - 1, y - 1)]
         return steps + [(state.prize - 1,)] * (chance and state.prize > 0)
 
+    def representatives(self, game: Game[Any], stored: Any) -> Iterator[Any]:
+        """The stored position, then its hands' cards spread over 1..n every other way
+        that keeps their order: the stored ranks 1..m can make a score difference that
+        no play reaches (player 1 kept 2, 3 and player 2 kept 1, 3 of 6 cards: its
+        played 1, 4, 5, 6 lose one round at most), which real cards do. With
+        ``point_difference`` the score is not stored: each spread with the differences
+        0, 1, -1, 2, ... up to the points played (one of them is a play's)."""
+        assert isinstance(game, Goofspiel) and isinstance(stored, GoofspielState)
+        ranks = list(cards(stored.hand1 | stored.hand2))
+        spreads = [ranks] + [list(s) for s in combinations(range(1, game.num_cards + 1),
+                                                           len(ranks)) if list(s) != ranks]
+        played = _points(full(game.num_cards) & ~stored.prizes) - stored.prize
+        scores = [stored.diff] if game.returns_type == "win_loss" else [
+            stored.diff + sign * d for d in range(played + 1) for sign in (1, -1)[:1 + (d > 0)]]
+        for spread in spreads:
+            real = dict(zip(ranks, spread))
+            for diff in scores:
+                yield replace(stored, hand1=mask_of(real[c] for c in cards(stored.hand1)),
+                              hand2=mask_of(real[c] for c in cards(stored.hand2)), diff=diff)
+
     def scale(self, game: Game[Any]) -> float:
         assert isinstance(game, Goofspiel)
         return 0.5 if game.returns_type == "point_difference" else 1.0
@@ -121,6 +143,10 @@ def _goofspiel_rounds(order: list[int], played1: int, played2: int,
             by_sign = {s: [pair for pair in pairs if _sign(*pair) == s] for s in (1, -1, 0)}
             return [(prize, *by_sign[sign].pop()) for prize, sign in zip(order, split)]
     return None
+
+
+def _points(prizes: int) -> int:
+    return sum(cards(prizes))
 
 
 def _sign(x: int, y: int) -> int:
