@@ -64,6 +64,7 @@ QUERIES = [
     "SELECT count(*) FROM states WHERE layer IN (SELECT 3 ORDER BY 1)",  # ORDER BY in WHERE
     "SELECT layer % 2 AS p, count(*) FROM states GROUP BY p ORDER BY p",
     "SELECT layer % 2, count(*) FROM states GROUP BY 1 ORDER BY layer % 2 DESC",
+    'SELECT max(value) a, count(gap) AS "q r" FROM states GROUP BY layer ORDER BY a DESC, 1',
 ]
 
 

@@ -170,7 +170,8 @@ def rewrite(sql: str) -> Rewritten | None:
             i += 2
             continue
         elif word == "as" and i + 1 < len(tokens) and tokens[i + 1].kind in ("word", "quoted"):
-            aliases.add(tokens[i + 1].word)
+            if tokens[i + 1].kind == "word":  # a quoted one is never read: see below
+                aliases.add(tokens[i + 1].word)
             i += 2
             continue
         elif _implicit_alias(tokens, i, depth, from_at):
@@ -180,7 +181,7 @@ def rewrite(sql: str) -> Rewritten | None:
             return None  # a quoted name other than an alias
         elif word == "layer":
             layers_at.append(i)
-        elif word in aliases:
+        elif token.kind == "word" and word in aliases:
             names_at.append(i)
         elif token.kind == "word" and word not in _KEYWORDS:
             return None  # value outside an aggregate, a join, a subquery, DISTINCT...
