@@ -104,6 +104,9 @@ ONCE_WRONG = [
     "SELECT layer, count(*) AS value FROM states GROUP BY layer HAVING value > 0.5",
     "SELECT layer, count(*) gap FROM states GROUP BY layer HAVING gap > 0.001",
     "SELECT layer % 3 AS position, count(*) FROM positions GROUP BY position",
+    # an aggregate in a subquery is the subquery's: one row, of 1
+    "SELECT (SELECT count(*)), count(*) FROM states",
+    "SELECT count(*) FROM states GROUP BY layer HAVING count(*) > (SELECT count(*))",
 ]
 
 

@@ -191,6 +191,10 @@ def rewrite(sql: str) -> Rewritten | None:
     clauses = _clauses(tokens)
     if not calls and "group" not in clauses:
         return None  # no aggregate, no GROUP BY: one row per position, not per layer
+    where_at = clauses.get("where", (0, 0))
+    if any(t.word == "select" and not where_at[0] < j < where_at[1]
+           for j, t in enumerate(tokens[1:], 1)):
+        return None  # a subquery's aggregate is the subquery's (its one row)
     items = _items(tokens, 1, from_at)
     if not _grouped(tokens, clauses, items, implicit, layers_at, names_at,
                     tokens[from_at + 1].word):
