@@ -5,10 +5,15 @@
 1.34e9 positions would take over an hour. The questions asked of a whole file are
 mostly aggregates per layer, and those need no copy. A statement that
 
-* reads ``states`` or ``positions`` (one of them, no join, no subquery),
+* reads ``states`` or ``positions`` (one of them, no join, no subquery but in
+  ``WHERE``),
 * uses ``value``, ``gap`` and ``key`` only inside ``count``, ``sum``, ``total``,
   ``avg``, ``min`` and ``max`` (of one column, or ``count(*)``), and ``layer``
-  anywhere (``WHERE``, ``GROUP BY``, ``HAVING``, ``ORDER BY``, inside aggregates),
+  inside aggregates, in ``WHERE`` and ``GROUP BY``, and elsewhere only as grouped by
+  (``GROUP BY layer``, or the very expression grouped by: outside the grouping SQLite
+  takes it from one position of the group, which the summary has not),
+* reads an alias in ``GROUP BY``, ``HAVING`` or an expression of ``ORDER BY`` only
+  over ``states`` and not named like its columns (there SQLite reads the column),
 
 is *rewritten* onto a small temporary table ``layer_summary`` that holds, per layer,
 how many positions it has and the count, sum, least and largest of its values and of
