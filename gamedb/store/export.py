@@ -91,6 +91,7 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
     prepare = None
     if pages:
         summary = None if params else rewrite(sql)
+        statement = sql
         if summary is not None:
             sql = summary.sql
 
@@ -102,11 +103,18 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
         def prepare(conn: sqlite3.Connection) -> None:
             try:
                 if summary is not None:
+                    # SQLite's own word on a statement it refuses, not on the summary's
+                    conn.execute(f"EXPLAIN {statement}")
                     summarize(conn, summary.layers, progress)
                 else:
                     shadow_pages(conn, progress)
             except PageError as exc:
                 raise DamagedFile(Path(path), str(exc)) from None
+            except sqlite3.Error as exc:
+                if summary is None:
+                    raise
+                _interrupted(exc, path, deadline)
+                raise QueryError(f"{path}: {_query_error(exc)}") from None
     conn = _readonly(Path(path), prepare)
     # no cell bigger than this: randomblob(1000000000) ended in a MemoryError
     if (setlimit := getattr(conn, "setlimit", None)) is not None:  # Python 3.11+

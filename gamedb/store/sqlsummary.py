@@ -5,10 +5,15 @@
 1.34e9 positions would take over an hour. The questions asked of a whole file are
 mostly aggregates per layer, and those need no copy. A statement that
 
-* reads ``states`` or ``positions`` (one of them, no join, no subquery),
+* reads ``states`` or ``positions`` (one of them, no join, no subquery but in
+  ``WHERE``),
 * uses ``value``, ``gap`` and ``key`` only inside ``count``, ``sum``, ``total``,
   ``avg``, ``min`` and ``max`` (of one column, or ``count(*)``), and ``layer``
-  anywhere (``WHERE``, ``GROUP BY``, ``HAVING``, ``ORDER BY``, inside aggregates),
+  inside aggregates, in ``WHERE`` and ``GROUP BY``, and elsewhere only as grouped by
+  (``GROUP BY layer``, or the very expression grouped by: outside the grouping SQLite
+  takes it from one position of the group, which the summary has not),
+* reads an alias in ``GROUP BY``, ``HAVING`` or an expression of ``ORDER BY`` only
+  over ``states`` and not named like its columns (there SQLite reads the column),
 
 is *rewritten* onto a small temporary table ``layer_summary`` that holds, per layer,
 how many positions it has and the count, sum, least and largest of its values and of
@@ -74,8 +79,6 @@ _KEYWORDS = {
     "last", "case", "when", "then", "else", "end", "cast", "real", "integer", "text",
     "round", "abs", "coalesce", "ifnull", "nullif", "printf", "format", "typeof",
 }
-#: Clauses that end a ``WHERE``.
-_AFTER_WHERE = {"group", "having", "order", "limit"}
 
 _TOKEN = re.compile(r"""
     (?P<space>\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)
@@ -135,7 +138,10 @@ def rewrite(sql: str) -> Rewritten | None:
         tokens = tokens[:-1]
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement) in sql
     aliases: set[str] = set()
-    depth, i, where, from_at, calls = 0, 1, None, None, 0
+    implicit: set[int] = set()  # the tokens naming an item without AS
+    layers_at: list[int] = []  # the tokens ``layer`` outside aggregates
+    names_at: list[int] = []  # the tokens reading an alias
+    depth, i, from_at, calls = 0, 1, None, 0
     while i < len(tokens):
         token, word = tokens[i], tokens[i].word
         previous = tokens[i - 1]
@@ -164,40 +170,156 @@ def rewrite(sql: str) -> Rewritten | None:
                 return None
             from_at = i
             edits.append((tokens[i + 1].start, tokens[i + 1].end, f"temp.{SUMMARY}"))
-            if i + 2 < len(tokens) and tokens[i + 2].word not in {"where"} | _AFTER_WHERE:
+            if i + 2 < len(tokens) and tokens[i + 2].word not in _CLAUSES:
                 return None  # an alias, a join, a comma...
             i += 2
             continue
-        elif word == "where" and not depth:
-            where = i
         elif word == "as" and i + 1 < len(tokens) and tokens[i + 1].kind in ("word", "quoted"):
-            aliases.add(tokens[i + 1].word)
+            if tokens[i + 1].kind == "word":  # a quoted one is never read: see below
+                aliases.add(tokens[i + 1].word)
             i += 2
             continue
         elif _implicit_alias(tokens, i, depth, from_at):
             aliases.add(word)
+            implicit.add(i)
         elif token.kind == "quoted":
             return None  # a quoted name other than an alias
-        elif token.kind == "word" and word != "layer" and word not in _KEYWORDS \
-                and word not in aliases:
+        elif word == "layer":
+            layers_at.append(i)
+        elif token.kind == "word" and word in aliases:
+            names_at.append(i)
+        elif token.kind == "word" and word not in _KEYWORDS:
             return None  # value outside an aggregate, a join, a subquery, DISTINCT...
         i += 1
     if from_at is None or depth or aliases & _SUMMARY_COLUMNS:
         return None  # an alias named like a summary column would read the column
-    if not calls and not any(t.word == "group" for t in tokens):
+    clauses = _clauses(tokens)
+    if not calls and "group" not in clauses:
         return None  # no aggregate, no GROUP BY: one row per position, not per layer
+    where_at = clauses.get("where", (0, 0))
+    if any(t.word == "select" and not where_at[0] < j < where_at[1]
+           for j, t in enumerate(tokens[1:], 1)):
+        return None  # a subquery's aggregate is the subquery's (its one row)
+    items = _items(tokens, 1, from_at)
+    if not _grouped(tokens, clauses, items, implicit, layers_at, names_at,
+                    tokens[from_at + 1].word):
+        return None
     layers = None
-    if where is not None:
-        stop = next((j for j in range(where + 1, len(tokens))
-                     if tokens[j].word in _AFTER_WHERE), len(tokens))
+    if "where" in clauses:
+        where, stop = clauses["where"]
         if stop == where + 1:
             return None
         if any(t.kind == "word" and t.word != "layer" and t.word not in _KEYWORDS
                for t in tokens[where + 1:stop]):
             return None  # an alias or an aggregate: not a condition on layer alone
         layers = sql[tokens[where + 1].start:tokens[stop - 1].end]
-    edits += _named_columns(sql, tokens, from_at, edits)
+    edits += _named_columns(sql, tokens, items, implicit, edits)
     return Rewritten(_edited(sql[:tokens[-1].end], edits), layers)
+
+
+#: The clauses of a ``SELECT`` after its list.
+_CLAUSES = ("from", "where", "group", "having", "order", "limit")
+#: The columns of ``states``: SQLite reads a name in ``GROUP BY``, ``HAVING`` or an
+#: expression of ``ORDER BY`` as the table's column before an alias of the same name
+#: (``positions`` has columns of its game too: any alias read there is refused).
+_STATES_COLUMNS = {"key", "layer", "value", "gap", "strategy1", "strategy2"}
+
+
+def _clauses(tokens: list[_Token]) -> dict[str, tuple[int, int]]:
+    """The statement's clauses (not those of a subquery): clause -> (index of its
+    keyword, index where it ends)."""
+    starts: list[tuple[int, str]] = []
+    depth = 0
+    for j, token in enumerate(tokens):
+        depth += token.text == "("
+        depth -= token.text == ")"
+        if not depth and token.word in _CLAUSES and token.word not in {w for _, w in starts}:
+            starts.append((j, token.word))
+    ends = [s for s, _ in starts[1:]] + [len(tokens)]
+    return {word: (start, end) for (start, word), end in zip(starts, ends)}
+
+
+def _items(tokens: list[_Token], first: int, stop: int) -> list[tuple[int, int]]:
+    """``tokens[first:stop]`` split at its commas outside parentheses: (first, last)."""
+    items, start, depth = [], first, 0
+    for j in range(first, stop + 1):
+        text = tokens[j].text if j < stop else ","
+        depth += text == "("
+        depth -= text == ")"
+        if text == "," and not depth:
+            items.append((start, j - 1))
+            start = j + 1
+    return items
+
+
+def _expression(tokens: list[_Token], item: tuple[int, int], implicit: set[int]
+                ) -> tuple[str, ...]:
+    """A select-list item without its alias, as comparable words and symbols."""
+    first, last = item
+    if last in implicit:
+        last -= 1
+    elif last - 1 > first and tokens[last - 1].word == "as":
+        last -= 2
+    return tuple(t.word or t.text for t in tokens[first:last + 1])
+
+
+def _grouped(tokens: list[_Token], clauses: dict[str, tuple[int, int]],
+             items: list[tuple[int, int]], implicit: set[int], layers_at: list[int],
+             names_at: list[int], table: str) -> bool:
+    """Whether the summary has the value SQLite gives every ``layer`` outside an
+    aggregate and every alias read: per group, ``layer`` is one position's (the
+    summary's rows are not positions) unless it is grouped by."""
+    def clause(j: int) -> str:
+        return max(((start, word) for word, (start, _) in clauses.items() if start <= j),
+                   default=(0, "select"))[1]
+
+    selected = [_expression(tokens, item, implicit) for item in items]
+    named = {tokens[last].word: expression for (_, last), expression in zip(items, selected)
+             if last in implicit or tokens[last - 1].word == "as"}
+    grouping = set()
+    if "group" in clauses:
+        start, stop = clauses["group"]
+        for first, last in _items(tokens, start + 2, stop):
+            term = tuple(t.word or t.text for t in tokens[first:last + 1])
+            if term == ("layer",):
+                pass
+            elif len(term) == 1 and term[0] in named:
+                term = named[term[0]]
+            elif len(term) == 1 and term[0].isdigit() and 0 < int(term[0]) <= len(items):
+                term = selected[int(term[0]) - 1]
+            grouping.add(term)
+    order: list[tuple[int, int]] = []
+    if "order" in clauses:
+        start, stop = clauses["order"]
+        order = _items(tokens, start + 2, stop)
+
+    def within(j: int, spans: list[tuple[int, int]]) -> tuple[int, int]:
+        return next((first, last) for first, last in spans if first <= j <= last)
+
+    for j in names_at:
+        where = clause(j)
+        if where == "order" and within(j, order) == (j, j) or where == "limit":
+            continue  # ORDER BY alias: the alias
+        if table != "states" or tokens[j].word in _STATES_COLUMNS:
+            return False
+    if ("layer",) in grouping:
+        return True
+    for j in layers_at:
+        where = clause(j)
+        if where in ("where", "group"):
+            continue
+        if where == "select":
+            if selected[items.index(within(j, items))] in grouping:
+                continue
+        elif where == "order":
+            first, last = within(j, order)
+            while last > first and tokens[last].word in ("asc", "desc", "nulls", "first",
+                                                         "last"):
+                last -= 1
+            if tuple(t.word or t.text for t in tokens[first:last + 1]) in grouping:
+                continue
+        return False
+    return True
 
 
 def _implicit_alias(tokens: list[_Token], i: int, depth: int, from_at: int | None) -> bool:
@@ -214,27 +336,21 @@ def _is_call(tokens: list[_Token], i: int) -> bool:
             and (tokens[i + 2].kind == "word" or tokens[i + 2].text == "*"))
 
 
-def _named_columns(sql: str, tokens: list[_Token], from_at: int,
-                   edits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+def _named_columns(sql: str, tokens: list[_Token], items: list[tuple[int, int]],
+                   implicit: set[int], edits: list[tuple[int, int, str]]
+                   ) -> list[tuple[int, int, str]]:
     """Aliases for the select list's rewritten items without one, so each column keeps
-    the name SQLite gives it (the item's text as written)."""
-    items, start, depth = [], 1, 0
-    for j in range(1, from_at + 1):
-        text = tokens[j].text
-        depth += text == "("
-        depth -= text == ")"
-        if j == from_at or (text == "," and not depth):
-            items.append((start, j - 1))
-            start = j + 1
+    the name SQLite gives it: the item's text up to the next token (comments
+    included), without the spaces at its end."""
     named = []
     for first, last in items:
-        if last < first or (last > first and (tokens[last - 1].word == "as"
-                                              or tokens[last - 1].text == ")")):
+        if last < first or last in implicit or (last - 1 > first
+                                                and tokens[last - 1].word == "as"):
             continue
         begin, end = tokens[first].start, tokens[last].end
         if any(begin <= s < end for s, _, _ in edits):
-            name = sql[begin:end].replace('"', '""')
-            named.append((end, end, f' AS "{name}"'))
+            name = sql[begin:tokens[last + 1].start].rstrip(" \t\n\r\f\v")
+            named.append((end, end, ' AS "{}"'.format(name.replace('"', '""'))))
     return named
 
 
