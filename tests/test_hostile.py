@@ -202,6 +202,35 @@ def test_export_over_the_database_s_own_journal_is_refused(j6: Path, suffix: str
     assert run("info", str(j6)).exit_code == 0
 
 
+def test_export_over_the_journal_of_another_name_of_the_database_is_refused(
+        j6: Path) -> None:
+    """``export LINK -o DB-journal``, LINK a hard link of DB, succeeded, and then
+    ``info DB`` refused the file (found re-checking issue 21)."""
+    link = j6.with_name("link.sqlite")
+    os.link(j6, link)
+    before = digest(j6)
+    for database, output in ((link, f"{j6}-journal"), (j6, f"{link}-wal")):
+        fails("export", str(database), "-o", output, "--quiet", message="own journal" if
+              output.endswith("journal") else "own wal")
+        assert not Path(output).exists() and digest(j6) == before
+    assert run("info", str(j6)).exit_code == 0
+
+
+def test_a_book_over_the_database_s_own_journal_is_refused(j6: Path) -> None:
+    """``book DB DB-journal`` called the healthy DB damaged (``attempt to write a readonly
+    database``); ``book LINK DB-journal`` wrote the book there, and then ``info DB``
+    refused the file (found re-checking issue 21)."""
+    link = j6.with_name("link.sqlite")
+    os.link(j6, link)
+    before = digest(j6)
+    for database in (j6, link):
+        line = fails("book", str(database), f"{j6}-journal", "--from-layer", "5", "--quiet",
+                     message="j6.sqlite's own journal file")
+        assert "damaged" not in line
+        assert not Path(f"{j6}-journal").exists() and digest(j6) == before
+    assert run("info", str(j6)).exit_code == 0
+
+
 def test_sql_refuses_a_gigabyte_cell(j6: Path) -> None:
     """``sql FILE "SELECT randomblob(1000000000)"`` ended in a MemoryError."""
     fails("sql", str(j6), "SELECT randomblob(1000000000)", message="too big")
