@@ -379,6 +379,25 @@ def test_a_strategy_that_does_not_sum_to_one_is_damage(j6: Path, strategy: str) 
     assert run("verify", str(j6)).exit_code == 1
 
 
+@pytest.mark.parametrize("strategy, message", [
+    ('{"1":0.0}', "sums to 0, not 1"), ('{"1":0.5}', "sums to 0.5, not 1"),
+    ('{"9":1.0}', "names action label 9"), (_DEEP, "is not a JSON object")],
+    ids=["emptied", "halved", "illegal", "nested"])
+def test_evaluate_of_a_damaged_strategy_is_damage(j6: Path, strategy: str,
+                                                  message: str) -> None:
+    """Found re-checking issue 21: ``evaluate`` of a file whose start's strategy was
+    emptied or halved answered ``vs equilibrium +0.000000`` (the true -0.174178), silently;
+    one naming an illegal action or nested 100,000 deep ended in a ValueError traceback."""
+    with sqlite3.connect(j6) as conn:
+        conn.execute("UPDATE states SET strategy1 = ? WHERE key = (SELECT max(key) FROM states)",
+                     (strategy,))
+    conn.close()
+    before = digest(j6)
+    line = fails("evaluate", str(j6), "random", "--quiet", message=message)
+    assert "j6.sqlite" in line and "hand1=1,2,3,4,5,6" in line and "damaged" in line
+    assert digest(j6) == before
+
+
 def test_a_control_character_in_a_message_is_escaped() -> None:
     """Found by tests/test_fuzz.py: a damaged schema's "\x1c" (a line separator to
     ``splitlines``) made the one-line message two lines."""
