@@ -35,7 +35,7 @@ import sqlite3
 import numpy as np
 
 from gamedb.store import GameDB, open_db
-from gamedb.store.errors import StoreError, is_disk_full
+from gamedb.store.errors import StoreError, is_disk_full, refuse_own_database
 from gamedb.store.export import copy_top_layers
 from gamedb.store.ship import ship
 from gamedb.types import Progress
@@ -71,6 +71,7 @@ def make_book(source: str | Path, output: str | Path, from_layer: int, *,
         NotAGameDB, SchemaOutOfDate, SpecMismatch, DamagedFile: as ``open_db``.
     """
     source, output = Path(source), Path(output)
+    refuse_own_database(output, source)  # not the source, nor its journal
     _check_output(output)  # before the long check
     with open_db(source) as db:
         info = db.info()

@@ -202,6 +202,35 @@ def test_export_over_the_database_s_own_journal_is_refused(j6: Path, suffix: str
     assert run("info", str(j6)).exit_code == 0
 
 
+def test_export_over_the_journal_of_another_name_of_the_database_is_refused(
+        j6: Path) -> None:
+    """``export LINK -o DB-journal``, LINK a hard link of DB, succeeded, and then
+    ``info DB`` refused the file (found re-checking issue 21)."""
+    link = j6.with_name("link.sqlite")
+    os.link(j6, link)
+    before = digest(j6)
+    for database, output in ((link, f"{j6}-journal"), (j6, f"{link}-wal")):
+        fails("export", str(database), "-o", output, "--quiet", message="own journal" if
+              output.endswith("journal") else "own wal")
+        assert not Path(output).exists() and digest(j6) == before
+    assert run("info", str(j6)).exit_code == 0
+
+
+def test_a_book_over_the_database_s_own_journal_is_refused(j6: Path) -> None:
+    """``book DB DB-journal`` called the healthy DB damaged (``attempt to write a readonly
+    database``); ``book LINK DB-journal`` wrote the book there, and then ``info DB``
+    refused the file (found re-checking issue 21)."""
+    link = j6.with_name("link.sqlite")
+    os.link(j6, link)
+    before = digest(j6)
+    for database in (j6, link):
+        line = fails("book", str(database), f"{j6}-journal", "--from-layer", "5", "--quiet",
+                     message="j6.sqlite's own journal file")
+        assert "damaged" not in line
+        assert not Path(f"{j6}-journal").exists() and digest(j6) == before
+    assert run("info", str(j6)).exit_code == 0
+
+
 def test_sql_refuses_a_gigabyte_cell(j6: Path) -> None:
     """``sql FILE "SELECT randomblob(1000000000)"`` ended in a MemoryError."""
     fails("sql", str(j6), "SELECT randomblob(1000000000)", message="too big")
@@ -348,6 +377,25 @@ def test_a_strategy_that_does_not_sum_to_one_is_damage(j6: Path, strategy: str) 
         fails(*args, "--quiet" if args[0] == "match" else "--json",
               message="the strategy of stored player 1 sums to")
     assert run("verify", str(j6)).exit_code == 1
+
+
+@pytest.mark.parametrize("strategy, message", [
+    ('{"1":0.0}', "sums to 0, not 1"), ('{"1":0.5}', "sums to 0.5, not 1"),
+    ('{"9":1.0}', "names action label 9"), (_DEEP, "is not a JSON object")],
+    ids=["emptied", "halved", "illegal", "nested"])
+def test_evaluate_of_a_damaged_strategy_is_damage(j6: Path, strategy: str,
+                                                  message: str) -> None:
+    """Found re-checking issue 21: ``evaluate`` of a file whose start's strategy was
+    emptied or halved answered ``vs equilibrium +0.000000`` (the true -0.174178), silently;
+    one naming an illegal action or nested 100,000 deep ended in a ValueError traceback."""
+    with sqlite3.connect(j6) as conn:
+        conn.execute("UPDATE states SET strategy1 = ? WHERE key = (SELECT max(key) FROM states)",
+                     (strategy,))
+    conn.close()
+    before = digest(j6)
+    line = fails("evaluate", str(j6), "random", "--quiet", message=message)
+    assert "j6.sqlite" in line and "hand1=1,2,3,4,5,6" in line and "damaged" in line
+    assert digest(j6) == before
 
 
 def test_a_control_character_in_a_message_is_escaped() -> None:

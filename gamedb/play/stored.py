@@ -11,12 +11,15 @@ own on-demand solve (``GameDB.probe``), one position at a time.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 
 from gamedb.games.expansion import Expansion
 from gamedb.store import GameDB
+from gamedb.store.checked import STRATEGY_SUM_ROUNDING
 from gamedb.store.codec import decode_batch
+from gamedb.store.errors import DamagedFile
 from gamedb.types import Floats, Ints, Keys
 
 
@@ -46,8 +49,26 @@ def equilibrium_arrays(db: GameDB, keys: Keys, expansion: Expansion) -> StoredBa
         entry = db.probe(db.game.decode(int(keys[i])))
         firsts[i], seconds[i] = (_text(entry.strategies.get(1, {})),
                                  _text(entry.strategies.get(2, {})))
-    return StoredBatch(rows.numbers(), _spread(firsts, expansion.row_actions),
-                       _spread(seconds, expansion.col_actions))
+    try:
+        row, col = _spread(firsts, expansion.row_actions), _spread(seconds, expansion.col_actions)
+    except ValueError:  # a strategy not JSON, or of an action the position lacks
+        _name_the_damage(db, keys)
+    if not (_sums_to_one(row) and _sums_to_one(col)):
+        _name_the_damage(db, keys)
+    return StoredBatch(rows.numbers(), row, col)
+
+
+def _sums_to_one(strategies: Floats) -> bool:
+    return bool((np.abs(strategies.sum(axis=1) - 1.0) <= STRATEGY_SUM_ROUNDING).all())
+
+
+def _name_the_damage(db: GameDB, keys: Keys) -> NoReturn:
+    """Raise the ``DamagedFile`` of the first of ``keys`` whose stored strategies do not
+    fit its position (as ``show`` says it: the position, its key, what is wrong)."""
+    for key in keys:
+        db.probe(db.game.decode(int(key)))  # raises DamagedFile on a damaged row
+    raise DamagedFile(db.path, f"a stored strategy of the keys {int(keys[0])}.."
+                      f"{int(keys[-1])} does not fit its position")
 
 
 def _text(strategy: dict[int, float]) -> str:

@@ -38,20 +38,30 @@ class DiskFull(StoreError):
 _COMPANIONS = ("-journal", "-wal", "-shm")
 
 
+def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """True when ``a`` and ``b`` name one file (False when either does not exist)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def refuse_own_database(output: str | os.PathLike[str], database: str | os.PathLike[str]) -> None:
     """Raise ``StoreError`` when ``output`` is the file ``database`` (any name of it:
-    the same path written otherwise, a symbolic or a hard link)."""
+    the same path written otherwise, a symbolic or a hard link) or the journal, WAL or
+    shared-memory file SQLite keeps beside any name of it."""
     own = Path(database).resolve()
     for suffix in _COMPANIONS:  # SQLite's own files beside it: its journal is its data
         if Path(output).resolve() == own.with_name(own.name + suffix):
-            raise StoreError(f"cannot write {output}: it is {Path(database).name}'s own "
-                             f"{suffix[1:]} file (SQLite keeps the database's pages there); "
-                             "choose another file")
-    try:
-        same = os.path.samefile(output, database)
-    except OSError:  # either does not exist: they cannot be one file
-        return
-    if same:
+            base = Path(database)
+        elif str(output).endswith(suffix) and _same_file(str(output)[:-len(suffix)], database):
+            base = Path(str(output)[:-len(suffix)])  # the journal of another name of it
+        else:
+            continue
+        raise StoreError(f"cannot write {output}: it is {base.name}'s own "
+                         f"{suffix[1:]} file (SQLite keeps the database's pages there); "
+                         "choose another file")
+    if _same_file(output, database):
         named = "" if str(output) == str(database) else f"{database}, "
         raise StoreError(f"cannot write {output}: it is {named}the database this command "
                          "reads; choose another file")

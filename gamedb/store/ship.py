@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from gamedb.store.database import open_db
-from gamedb.store.errors import StoreError
+from gamedb.store.errors import StoreError, refuse_own_database
 from gamedb.store.migrate import copy_database
 from gamedb.store.pages import CODEC, FLOAT32, decode_page, encode_page
 from gamedb.types import Progress
@@ -88,6 +88,7 @@ def ship_float32(source: str | Path, output: str | Path, *,
             the disk filled up.
     """
     source, output = Path(source), Path(output)
+    refuse_own_database(output, source)  # not the source, nor its journal
     with open_db(source) as db:
         layers = sorted(layer for layer, about in db.pages.layers.items() if about.codec == CODEC)
     _check_complete(source)

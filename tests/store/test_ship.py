@@ -98,6 +98,20 @@ def test_float32_needs_page_layers_and_a_new_output(exact: Path, tmp_path: Path)
     assert taken.read_bytes() == b"mine" and not (tmp_path / "x.sqlite").exists()
 
 
+def test_float32_refuses_to_write_over_the_source_s_own_journal(exact: Path) -> None:
+    """``ship DB --precision float32 -o DB-journal`` wrote the copy there, and then
+    ``info DB`` refused the file (found re-checking issue 21)."""
+    before = exact.read_bytes()
+    for suffix in ("-journal", "-wal"):
+        result = CliRunner().invoke(cli, ["ship", str(exact), "--precision", "float32",
+                                          "-o", f"{exact}{suffix}", "--quiet"])
+        assert result.exit_code == 1 and "g6.sqlite's own" in result.output, result.output
+        assert len(result.output.splitlines()) == 1
+        assert not Path(f"{exact}{suffix}").exists()
+    assert exact.read_bytes() == before
+    assert CliRunner().invoke(cli, ["info", str(exact)]).exit_code == 0
+
+
 def test_a_failed_float32_copy_leaves_no_output(exact: Path, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from gamedb.store import ship as module
