@@ -56,7 +56,7 @@ def sampled(bridge: Bridge, mine: object, theirs: object, games: int,
 def shown(exact: float, found: tuple[float, float, int, float, float], games: int) -> str:
     """A sampled column: mean ± half width, inside or OUTSIDE, games lost, times."""
     mean, half, lost, seconds, cpu = found
-    inside = abs(mean - exact) <= half
+    inside = abs(mean - exact) <= half + 1e-9  # a sure result: no width, float sums
     return (f"{mean:+.4f} ± {half:.4f} ({'inside' if inside else 'OUTSIDE'}; "
             f"{lost:,} of {games:,} lost) | {seconds:.0f} ({cpu:.0f})")
 
