@@ -88,6 +88,14 @@ def test_a_python_callable_is_an_agent_and_scores_like_the_built_in_it_copies(
         assert mine[field] == pytest.approx(theirs[field], abs=1e-12)
 
 
+def test_json_of_an_agent_scored_by_layers_holds_the_numbers_not_the_best_response(built) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run("evaluate", str(built("goofspiel(num_cards=4)")), "random", "--json", "--quiet")
+    assert code == 0, err
+    fields = json.loads(out)
+    assert fields["method"] == "layers" and "best_response" not in fields
+    assert fields["exploitability"] > 0.1
+
+
 def test_the_text_output_names_both_seats_and_the_exploitability(built) -> None:  # type: ignore[no-untyped-def]
     code, out, _ = run("evaluate", str(built("jujitsu(num_cards=5)")), "highest", "--quiet")
     assert code == 0 and "vs equilibrium" in out and "vs best response" in out
