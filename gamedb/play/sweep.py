@@ -92,14 +92,12 @@ class SweptBestResponse:
     """The exact best response to a Markov agent that pass 2 found: at a real position
     it plays the move stored for the pair (the position's stored key, the agent's
     player there), ties to the smallest label. It answers alike at every real position
-    of a stored one, in either seat, wherever the agent's play can lead.
+    of a stored one, in either seat, wherever the agent's play can lead, and nowhere
+    else (so it is no agent to score against other opponents).
 
     Raises (``policy``):
         GameError: a position the agent's play cannot reach (or the game is decided).
     """
-
-    symmetric = True
-    """It plays alike at every position stored as one (like the agent it answers)."""
 
     def __init__(self, agent_name: str, codes: Ints, labels: Ints):
         self.name = f"best-response:{agent_name}"
