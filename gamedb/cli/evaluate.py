@@ -51,6 +51,7 @@ def evaluate(db_path: Path, agent: str, exact: bool, as_json: bool, quiet: bool)
         with progress_bar(quiet, "positions") as on_progress:
             score = score_agent(db.game, db, player, on_progress=on_progress)
     fields = vars_of(score)
+    del fields["best_response"]  # an agent (a move per position), not a number
     fields["layers"] = [vars_of(layer) for layer in score.layers]
     fields["worst"] = [vars_of(worst) for worst in score.worst]
     if as_json:

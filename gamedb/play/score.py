@@ -64,6 +64,9 @@ class AgentScore:
     """By layers only: what the best response gains at each layer, top layer first."""
     worst: tuple[PositionLoss, ...] = ()
     """By layers only: the positions where the agent loses most (reach x loss)."""
+    best_response: Agent | None = None
+    """By layers only: the exact best response to the agent, as an agent that plays it
+    (``gamedb.play.sweep.SweptBestResponse``); its payoffs are ``vs_best_response``."""
 
 
 def check_scorable(game: Game[Any], agent: Agent, positions: int, *, instead: str) -> None:
@@ -91,7 +94,7 @@ def score_agent(game: Game[Any], db: GameDB | None, agent: Agent, *,
                       + (-found.value - found.vs_best_response[1]))
         return AgentScore(agent.name, game.spec, found.value, found.vs_equilibrium,
                           found.vs_best_response, gain, time.perf_counter() - start,
-                          "layers", found.layers, found.worst)
+                          "layers", found.layers, found.worst, found.best_response)
     equilibrium = Equilibrium(game, db)
     value = sum(p * equilibrium.value(s) for p, s in game.initial())
     first = evaluate(game, agent, equilibrium, on_progress=on_progress).payoff

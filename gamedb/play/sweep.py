@@ -16,6 +16,10 @@ the other seat):
    both continue optimally (the stored values); the reach-weighted losses sum to what
    the best response gains beyond the game value.
 
+Pass 2's moves are the exact best response itself, kept as an agent
+(``SweepResult.best_response``: one move per pair, asked at real positions), so it can
+be played, e.g. in OpenSpiel against the agent (``bench/openspiel_agents.py``).
+
 The agent is asked at the stored position, whose cards are relabelled by rank (and
 players swapped): this is the agent itself only when it plays alike at every real
 position the stored one stands for (``symmetric``: uniform play, the equilibrium,
@@ -31,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from gamedb.games.base import Game
+from gamedb.games.base import Game, GameError
 from gamedb.games.expansion import TERMINAL, Expansion, root_of
 from gamedb.play.agents import Agent, Policy
 from gamedb.play.stored import equilibrium_arrays
@@ -84,6 +88,36 @@ class PositionLoss:
     """The agent's loss there, from its side (the stored value minus what it earns)."""
 
 
+class SweptBestResponse:
+    """The exact best response to a Markov agent that pass 2 found: at a real position
+    it plays the move stored for the pair (the position's stored key, the agent's
+    player there), ties to the smallest label. It answers alike at every real position
+    of a stored one, in either seat, wherever the agent's play can lead, and nowhere
+    else (so it is no agent to score against other opponents).
+
+    Raises (``policy``):
+        GameError: a position the agent's play cannot reach (or the game is decided).
+    """
+
+    def __init__(self, agent_name: str, codes: Ints, labels: Ints):
+        self.name = f"best-response:{agent_name}"
+        self._codes, self._labels = codes, labels
+
+    def __len__(self) -> int:
+        """The pairs it has a move for."""
+        return len(self._codes)
+
+    def policy(self, game: Game[Any], state: Any, player: int) -> Policy:
+        canon = game.canonical(state)
+        code = int(canon.key) << 1 | (canon.stored_player(3 - player) - 1)
+        at = int(np.searchsorted(self._codes, code))
+        if at == len(self._codes) or int(self._codes[at]) != code:
+            raise GameError(f"{self.name}: {game.format_position(state)} (player {player}) "
+                            "is not reached by the agent's play")
+        label = int(self._labels[at])
+        return {next(a for a, lab in canon.actions[player - 1].items() if lab == label): 1.0}
+
+
 @dataclass(frozen=True, slots=True)
 class SweepResult:
     """The three passes' results, each payoff from the agent's side, per seat (1, 2)."""
@@ -93,6 +127,8 @@ class SweepResult:
     vs_best_response: tuple[float, float]
     layers: tuple[LayerLoss, ...]
     worst: tuple[PositionLoss, ...]
+    best_response: SweptBestResponse
+    """Pass 2's best response to the agent, as an agent (the module docstring)."""
 
 
 @dataclass(slots=True)
@@ -123,7 +159,8 @@ def sweep(game: Game[Any], db: GameDB, agent: Agent, *, worst: int = 10,
                         tuple(float(np.sum((reach[s] * table.loss)[layer_of == layer]))
                               for s in (1, 2)))  # type: ignore[arg-type]
               for layer in sorted(layers, reverse=True)),
-        _worst(game, table, reach, worst))
+        _worst(game, table, reach, worst),
+        SweptBestResponse(agent.name, table.codes, table.label))
 
 
 def _codes(keys: Keys, players: Ints) -> Ints:
@@ -209,6 +246,7 @@ class _Table:
     vs_br: Floats  # ... vs the best response
     loss: Floats  # the agent's loss at the pair (module docstring), its side
     reply: Ints  # the best response's move (index into its labels)
+    label: Ints  # ... its label
 
     def find(self, codes: Ints) -> tuple[Ints, np.ndarray]:
         """Indices of ``codes`` and whether each is present."""
@@ -224,7 +262,8 @@ class _Table:
 def _up(game: Game[Any], db: GameDB, layers: dict[int, _Layer],
         on_progress: OpenProgress | None) -> _Table:
     """Pass 2: payoffs against the equilibrium and the best response, lowest layer first."""
-    table = _Table(*(np.zeros(0, t) for t in (np.int64, float, float, float, float, np.int64)))
+    table = _Table(*(np.zeros(0, t) for t in (np.int64, float, float, float, float, np.int64,
+                                              np.int64)))
     total, done = sum(len(lay.codes) for lay in layers.values()), 0
     for layer in sorted(layers):
         codes, policy = layers[layer].codes, layers[layer].policy
@@ -232,7 +271,7 @@ def _up(game: Game[Any], db: GameDB, layers: dict[int, _Layer],
                  for at in range(0, len(codes), CHUNK)]
         table = _Table(np.concatenate([table.codes, codes]), *(
             np.concatenate([getattr(table, f), *(p[i] for p in parts)])
-            for i, f in enumerate(("value", "vs_eq", "vs_br", "loss", "reply"))))
+            for i, f in enumerate(("value", "vs_eq", "vs_br", "loss", "reply", "label"))))
         done += len(codes)
         if on_progress is not None:
             on_progress(done, total)
@@ -240,7 +279,7 @@ def _up(game: Game[Any], db: GameDB, layers: dict[int, _Layer],
 
 
 def _up_chunk(game: Game[Any], db: GameDB, below: _Table, codes: Ints,
-              policy: Floats) -> tuple[Floats, Floats, Floats, Floats, Ints]:
+              policy: Floats) -> tuple[Floats, Floats, Floats, Floats, Ints, Ints]:
     keys, back = np.unique(codes >> 1, return_inverse=True)
     exp = game.expand(keys)
     stored = equilibrium_arrays(db, keys, exp)
@@ -278,7 +317,8 @@ def _up_chunk(game: Game[Any], db: GameDB, below: _Table, codes: Ints,
     v_col = np.einsum("ia,iab->ib", mine_r, m_v)[n, best_col]
     v_row = np.einsum("iab,ib->ia", m_v, mine_c)[n, best_row]
     loss = np.where(first, value - v_col, v_row - value)
-    return value, vs_eq, vs_br, loss, reply
+    label = np.where(first, exp.col_actions[back, best_col], exp.row_actions[back, best_row])
+    return value, vs_eq, vs_br, loss, reply, label
 
 
 def _reach(game: Game[Any], layers: dict[int, _Layer], table: _Table, start: Ints,
@@ -338,4 +378,5 @@ def _worst(game: Game[Any], table: _Table, reach: dict[int, Floats],
     return tuple(out)
 
 
-__all__ = ["CHUNK", "LayerLoss", "PositionLoss", "SweepResult", "is_symmetric", "ask", "sweep"]
+__all__ = ["CHUNK", "LayerLoss", "PositionLoss", "SweepResult", "SweptBestResponse",
+           "is_symmetric", "ask", "sweep"]

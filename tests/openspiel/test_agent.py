@@ -51,6 +51,23 @@ def test_the_exact_payoff_lies_in_the_confidence_interval_of_openspiels_sampling
     assert exact.vs_equilibrium[0] < -1.0  # uniform play loses clearly
 
 
+def test_the_exact_payoff_against_the_best_response_lies_in_the_interval_of_sampling(bridge_of) -> None:  # type: ignore[no-untyped-def]
+    # uniform play in seat 1 against the exact best response to it in seat 2 (the one
+    # the score by layers found), sampled by OpenSpiel
+    bridge = bridge_of("goofspiel(num_cards=4,points_order=random,returns_type=win_loss)")
+    game = bridge.openspiel_game
+    exact = score_agent(bridge.game, bridge.db, Uniform())
+    assert exact.vs_best_response[0] == pytest.approx(-0.7465277777777778, abs=1e-12)
+    rng = np.random.RandomState(3)
+    bots = [PolicyBot(0, rng, openspiel_policy.UniformRandomPolicy(game)),
+            PolicyBot(1, rng, bridge.policy(exact.best_response))]
+    payoffs = np.array([evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)[0]
+                        for _ in range(2000)])
+    half_width = 3 * payoffs.std() / np.sqrt(len(payoffs))
+    assert abs(payoffs.mean() - exact.vs_best_response[0]) < half_width
+    assert abs(payoffs.mean() - exact.vs_equilibrium[0]) > half_width  # it tells them apart
+
+
 def test_something_that_is_no_policy_is_refused(bridge_of) -> None:  # type: ignore[no-untyped-def]
     bridge = bridge_of(CASES[0])
     with pytest.raises(GameError, match="is not an OpenSpiel policy"):

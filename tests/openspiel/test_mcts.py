@@ -46,6 +46,19 @@ def test_mcts_scored_exactly_lies_in_the_interval_of_openspiels_sampling(bridge_
     assert abs(payoffs.mean() - exact.vs_equilibrium[0]) < half_width
 
 
+def test_mcts_loses_every_sampled_game_to_its_exact_best_response(bridge_of) -> None:  # type: ignore[no-untyped-def]
+    # the best response the exact score found by layers, played by OpenSpiel in seat 2
+    bridge = bridge_of(SPEC)
+    agent = MCTSAgent(bridge.openspiel_game, simulations=8)
+    exact = score_agent(bridge.game, bridge.db, agent)
+    assert exact.vs_best_response[0] == -1.0  # a sure loss: every game
+    game, rng = bridge.openspiel_game, np.random.RandomState(5)
+    bots = [PolicyBot(0, rng, bridge.policy(agent)), PolicyBot(1, rng, bridge.policy(exact.best_response))]
+    payoffs = [evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)[0]
+               for _ in range(300)]
+    assert set(payoffs) == {-1.0}
+
+
 def _stored_keys(bridge) -> list[int]:  # type: ignore[no-untyped-def]
     return [int(k) for layer in bridge.db.stored_layers()
             for rows in bridge.db.layer_rows(layer, strategies=False) for k in rows.keys]

@@ -5,15 +5,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 from gamedb.cli import cli
+from gamedb.games import load_game
+from gamedb.games.base import GameError
 from gamedb.play.agents import Uniform
 from gamedb.play.evaluate import best_response_value, evaluate, exploitability
 from gamedb.play.equilibrium import Equilibrium
 from gamedb.play.names import make_agent
 from gamedb.play.score import score_agent
+from gamedb.play.sweep import SweptBestResponse
 from gamedb.store import open_db
 
 FILES = ["jujitsu(num_cards=5)", "goofspiel(num_cards=4)",
@@ -47,6 +51,27 @@ def test_a_score_agrees_with_match_and_best_response_one_by_one(built, spec: str
         assert score.exploitability > 0.1
 
 
+@pytest.mark.parametrize("spec", FILES)
+def test_the_best_response_found_by_layers_plays_its_payoffs_in_both_seats(built, spec: str) -> None:  # type: ignore[no-untyped-def]
+    # the sweep's best response, played at real positions by the recursion, earns
+    # exactly vs_best_response against the agent, in both seats
+    with open_db(built(spec)) as db:
+        game = db.game
+        score = score_agent(game, db, Uniform())
+        br = score.best_response
+        assert br is not None and br.name == "best-response:random"
+        assert score.vs_best_response[0] == pytest.approx(evaluate(game, Uniform(), br).payoff, abs=1e-12)
+        assert score.vs_best_response[1] == pytest.approx(-evaluate(game, br, Uniform()).payoff, abs=1e-12)
+
+
+def test_the_best_response_found_by_layers_refuses_a_position_the_agent_never_reaches_in_one_line() -> None:
+    game = load_game("goofspiel(num_cards=4)")
+    nothing = SweptBestResponse("random", np.zeros(0, np.int64), np.zeros(0, np.int64))
+    with pytest.raises(GameError, match=r"^best-response:random: .* \(player 1\) is not "
+                       r"reached by the agent's play$"):
+        nothing.policy(game, next(s for _, s in game.initial()), 1)
+
+
 def test_a_python_callable_is_an_agent_and_scores_like_the_built_in_it_copies(
         built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "my_agents_for_score.py").write_text(
@@ -61,6 +86,14 @@ def test_a_python_callable_is_an_agent_and_scores_like_the_built_in_it_copies(
     assert mine["agent"] == "my_agents_for_score:lowest"
     for field in ("value", "vs_equilibrium", "vs_best_response", "exploitability"):
         assert mine[field] == pytest.approx(theirs[field], abs=1e-12)
+
+
+def test_json_of_an_agent_scored_by_layers_holds_the_numbers_not_the_best_response(built) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run("evaluate", str(built("goofspiel(num_cards=4)")), "random", "--json", "--quiet")
+    assert code == 0, err
+    fields = json.loads(out)
+    assert fields["method"] == "layers" and "best_response" not in fields
+    assert fields["exploitability"] > 0.1
 
 
 def test_the_text_output_names_both_seats_and_the_exploitability(built) -> None:  # type: ignore[no-untyped-def]
