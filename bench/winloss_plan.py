@@ -85,7 +85,7 @@ def plan(face: WinLossIndex, workers: int, rate: dict[int, float],
     fallback = max(rate.values())
     layers = []
     for k in face.layers():
-        score, prize, hidden, offsets = face.blocks(k)
+        _, _, hidden, offsets = face.blocks(k)
         blocks = np.diff(offsets)
         q_of = face.colex[hidden]
         per_q = np.bincount(q_of, weights=blocks, minlength=comb(n, k - 1)).astype(np.int64)

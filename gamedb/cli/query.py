@@ -48,7 +48,7 @@ def sql(db_path: Path, query: str, as_json: bool, as_csv: bool, pages: bool | No
 
     paged = paged_positions(db_path)
     if pages is None:
-        pages = sees_pages(db_path, query)
+        pages = sees_pages(query, paged)
     if paged and not pages and reads_positions(query) \
             and (note := page_layers_note(db_path)) is not None:
         click.echo(note, err=True)

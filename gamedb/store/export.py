@@ -45,7 +45,6 @@ from gamedb.store.sqlsummary import rewrite, summarize
 from gamedb.types import Progress
 
 
-
 class QueryError(StoreError):
     """A query that SQLite refused (syntax, unknown table, an attempt to write...)."""
 
@@ -160,17 +159,17 @@ def _query_error(exc: sqlite3.Error) -> str:
     return str(exc)
 
 
-def sees_pages(path: str | Path, sql: str) -> bool:
+def sees_pages(sql: str, paged: int) -> bool:
     """Whether ``run_query`` should read the page layers for ``sql`` when not told
-    (``gamedb sql`` without ``--pages``/``--no-pages``, ``serve``): for an aggregate a
-    summary answers (any size), and for any other statement that names the positions
-    when the pages hold at most ``SQL_PAGE_LIMIT`` positions."""
+    (``gamedb sql`` without ``--pages``/``--no-pages``, ``serve``), in a file with
+    ``paged`` positions in pages (``paged_positions``): for an aggregate a summary
+    answers (any size), and for any other statement that names the positions when the
+    pages hold at most ``SQL_PAGE_LIMIT`` positions."""
     from gamedb.store import sqlpages  # its limit, as tests set it
 
-    if not sqlpages.reads_positions(sql):
+    if not paged or not sqlpages.reads_positions(sql):
         return False  # a statement on meta or layers alone needs no pages
-    paged = paged_positions(path)
-    return 0 < paged and (paged <= sqlpages.SQL_PAGE_LIMIT or rewrite(sql) is not None)
+    return paged <= sqlpages.SQL_PAGE_LIMIT or rewrite(sql) is not None
 
 
 def json_cell(value: Any) -> Any:

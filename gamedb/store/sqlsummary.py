@@ -252,6 +252,11 @@ def _items(tokens: list[_Token], first: int, stop: int) -> list[tuple[int, int]]
     return items
 
 
+def _spelled(tokens: list[_Token]) -> tuple[str, ...]:
+    """Tokens as comparable words (lower case) and symbols."""
+    return tuple(t.word or t.text for t in tokens)
+
+
 def _expression(tokens: list[_Token], item: tuple[int, int], implicit: set[int]
                 ) -> tuple[str, ...]:
     """A select-list item without its alias, as comparable words and symbols."""
@@ -260,7 +265,7 @@ def _expression(tokens: list[_Token], item: tuple[int, int], implicit: set[int]
         last -= 1
     elif last - 1 > first and tokens[last - 1].word == "as":
         last -= 2
-    return tuple(t.word or t.text for t in tokens[first:last + 1])
+    return _spelled(tokens[first:last + 1])
 
 
 def _grouped(tokens: list[_Token], clauses: dict[str, tuple[int, int]],
@@ -280,7 +285,7 @@ def _grouped(tokens: list[_Token], clauses: dict[str, tuple[int, int]],
     if "group" in clauses:
         start, stop = clauses["group"]
         for first, last in _items(tokens, start + 2, stop):
-            term = tuple(t.word or t.text for t in tokens[first:last + 1])
+            term = _spelled(tokens[first:last + 1])
             if term == ("layer",):
                 pass
             elif len(term) == 1 and term[0] in named:
@@ -316,7 +321,7 @@ def _grouped(tokens: list[_Token], clauses: dict[str, tuple[int, int]],
             while last > first and tokens[last].word in ("asc", "desc", "nulls", "first",
                                                          "last"):
                 last -= 1
-            if tuple(t.word or t.text for t in tokens[first:last + 1]) in grouping:
+            if _spelled(tokens[first:last + 1]) in grouping:
                 continue
         return False
     return True

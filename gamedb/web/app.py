@@ -43,7 +43,7 @@ from gamedb.explore import info_json, show_json, successors
 from gamedb.games import GameError, load_game
 from gamedb.store import GameDB, NotSolved, StoreError, open_db
 from gamedb.store.errors import DATABASE_ERRORS, describe_database_error
-from gamedb.store.export import QueryError, json_cell, run_query, sees_pages
+from gamedb.store.export import QueryError, json_cell, paged_positions, run_query, sees_pages
 from gamedb.store.lock import build_running
 from gamedb.store.migrate import SchemaOutOfDate
 from gamedb.web.solving import SOLVE_SECONDS, Solver, SolveRefused
@@ -221,7 +221,7 @@ def _sql(files: ServedFiles, query: Query, slots: threading.BoundedSemaphore,
         raise ApiError(429, f"{SQL_AT_ONCE} SQL statements are running: try again when one "
                             "has ended")
     try:
-        with run_query(path, statement, pages=sees_pages(path, statement),
+        with run_query(path, statement, pages=sees_pages(statement, paged_positions(path)),
                        seconds=seconds) as (columns, rows):
             kept = list(itertools.islice(rows, SQL_ROWS + 1))
     except QueryError as exc:

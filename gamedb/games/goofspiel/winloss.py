@@ -284,7 +284,8 @@ class WinLossIndex(Chained):
         below's summary ``below``: the chance values of the prize sets Q their blocks
         (d, p, Q) draw from, with those sets' score sets and offsets. The summary is
         P-major, so each Q is one run of it; a range of one block reads one run (13
-        cards: at most 2.5 MB against a 16 GB summary)."""
+        cards: at most 1.9 M chance values, 15 MB, of layer 8's 16 GB summary;
+        ``bench/winloss_plan.py``)."""
         if layer == 1:
             return Slice(np.full(1 << self.n, -1, np.int64), ZERO, np.zeros(1, np.int64),
                          np.zeros(1))
@@ -336,12 +337,6 @@ class Slice:
     """Where each cell's chance values start in ``chance`` (one more entry: the end)."""
     chance: Floats
     """The chance values of the cells, in order."""
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes of the slice (what a task of a distributed build receives)."""
-        return int(self.local.nbytes + self.reach.nbytes + self.first.nbytes
-                   + self.chance.nbytes)
 
 
 @njit(cache=True)
