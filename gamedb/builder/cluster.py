@@ -210,7 +210,7 @@ class DaskPool(Generic[T, R]):
     def __init__(self, client: Client, func: Callable[[T], R]):
         self._client, self._raw = client, func
         self._running: deque[tuple[list[T], Future[list[R]]]] = deque()
-        with _translated(client):
+        with translated(client):
             client.wait_for_workers(1)
             self._func = client.scatter(func, broadcast=True, hash=False)
 
@@ -235,7 +235,7 @@ class DaskPool(Generic[T, R]):
                     continue
                 if isinstance(exc, OSError) and self._running[0][1].status == "error":
                     raise _task_failed(exc) from None  # the task's own, not the network's
-                with _translated(self._client):
+                with translated(self._client):
                     raise
             self._running.popleft()
             self._fill(groups)
@@ -251,7 +251,7 @@ class DaskPool(Generic[T, R]):
     def _resubmit(self) -> None:
         """Scatter ``func`` again and submit the groups in flight again, in order."""
         groups = [group for group, _ in self._running]
-        with _translated(self._client):
+        with translated(self._client):
             self._client.cancel([future for _, future in self._running])
             self._running.clear()
             self._func = self._client.scatter(self._raw, broadcast=True, hash=False)
@@ -264,7 +264,7 @@ class DaskPool(Generic[T, R]):
 
     def _fill(self, groups: Iterator[list[T]]) -> None:
         """Submit groups until ``AHEAD`` per worker thread are in flight."""
-        with _translated(self._client):
+        with translated(self._client):
             room = AHEAD * max(1, sum(self._client.nthreads().values()))
             while len(self._running) < room and (group := next(groups, None)) is not None:
                 self._submit(group)
@@ -285,7 +285,7 @@ class DaskPool(Generic[T, R]):
 
 def _quiet_client_logs() -> None:
     """Keep Dask's client logs (reconnect attempts, their tracebacks) off the user's
-    terminal: a lost scheduler is said once, by ``_translated``, in one line."""
+    terminal: a lost scheduler is said once, by ``translated``, in one line."""
     names = [name for name in logging.root.manager.loggerDict
              if name.split(".")[0] in ("distributed", "tornado", "asyncio")]
     for name in {"distributed", "tornado", "asyncio", *names}:  # some set their own level
@@ -296,7 +296,7 @@ def _run_group(func: Callable[[T], R], group: list[T]) -> list[R]:  # runs on a 
     return [func(item) for item in group]
 
 
-class _translated:
+class translated:
     """Turn the cluster's failures into ``WorkerDied`` / ``ClusterError``."""
 
     def __init__(self, client: Client):

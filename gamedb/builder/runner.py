@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from gamedb.builder.cluster import Executor, ordered
+from gamedb.builder.cluster import Dask, Executor, ordered
+from gamedb.builder.grouped import GroupedLayer, Parts, grouped_layer
 from gamedb.builder.progress import Committer, Observer, layer_weights
 from gamedb.games.base import Game, root_of
 from gamedb.games.source import LayerSource
@@ -65,6 +66,9 @@ def run_layers(source: LayerSource, writer: Writer, run_on: Executor, *, chunk_s
         observer: told the counts, the ETA, and when stored values are re-read.
     """
     sizes = {layer: source.size(layer) for layer in source.layers()}
+    for layer, paged in writer.pages.layers.items():
+        if paged.keyed:  # a cluster build stores a layer's pages in any order
+            writer.keep_page_prefix(layer)
     run = _Run(source, writer, sizes, run_on, chunk_size, strategies_from, observer)
     summaries = _Summaries(source)
     for layer in summaries.order:
@@ -87,9 +91,10 @@ class _Summaries:
         self.order = list(source.layers())
         self._last_read = {lower: i for i, layer in enumerate(self.order)
                            for lower in source.needs(layer)}
-        self.held: dict[int, Floats] = {}
+        self.held: dict[int, Any] = {}
+        """Each summary held: Floats, or ``Parts`` on a cluster (``builder.grouped``)."""
 
-    def solved(self, layer: int, summary: Floats) -> None:
+    def solved(self, layer: int, summary: Floats | Parts) -> None:
         """Keep ``layer``'s summary if a later layer reads it; forget the others that
         no later layer reads."""
         self.held[layer] = summary
@@ -110,6 +115,7 @@ class _Run(Committer):
         super().__init__(writer, sizes, chunk_size, observer,
                          layer_weights(source, strategies_from))
         self.source, self.run_on, self.split = source, run_on, strategies_from
+        self._groups: GroupedLayer | None = None
 
     def stored_summary(self, layer: int, done: int) -> Floats:
         """``stored_summary``, announced to the observer when there is anything to read."""
@@ -121,11 +127,17 @@ class _Run(Committer):
             self.observer.stage("solving")
         return summary
 
-    def layer(self, layer: int, below: Any) -> Floats:
-        """Solve and store the rest of ``layer``; return its whole summary."""
+    def layer(self, layer: int, below: Any) -> Floats | Parts:
+        """Solve and store the rest of ``layer``; return its whole summary (or, built by
+        map and reduce tasks on a cluster, its parts there)."""
         done = self.done.get(layer, 0)
-        summary = self.stored_summary(layer, done)
         paged = self.writer.pages.layers.get(layer)  # as stored: a resumed layer keeps its size
+        if paged is not None and grouped_layer(self.run_on, self.source, paged):
+            return self._grouped(layer, below, paged, done)
+        if isinstance(below, Parts):
+            assert isinstance(self.run_on, Dask), "parts live on a cluster"
+            below = below.gather(self.run_on.client)
+        summary = self.stored_summary(layer, done)
         if paged is None:
             target = self.chunk_size
         elif paged.keyed:
@@ -140,6 +152,27 @@ class _Run(Committer):
             self.source.accumulate(layer, start, stop, chunk.values, summary)
             self.commit(chunk, fell_back, stop)
         return summary
+
+    def _grouped(self, layer: int, below: Any, paged: PageLayer, done: int) -> Parts:
+        """Solve and store the rest of ``layer`` by map and reduce tasks on the cluster
+        (``builder.grouped``); return its summary's parts there."""
+        assert isinstance(self.run_on, Dask), "a grouped layer runs on a cluster"
+        if self._groups is None:
+            self._groups = GroupedLayer(self.run_on, self.source)  # type: ignore[arg-type]
+        runner = self._groups
+        if below is not None and not isinstance(below, Parts):
+            below = runner.parts(layer - 1, below)
+        stored = sum(1 for _, stop in self.source.chunks(layer, paged.page_size) if stop <= done)
+
+        def values(numbers: list[int]) -> dict[int, Floats]:
+            pages = {i: self.writer.pages.page(layer, i) for i in numbers if i < stored}
+            return {i: rows.values for i, rows in pages.items() if rows is not None}
+
+        for chunk, fell_back in runner.run(layer, below, paged, layer >= self.split, values):
+            done += chunk.size
+            self.commit(chunk, fell_back, done)
+        self.flush()
+        return runner.summary
 
     def _solved(self, solve: Callable[[tuple[int, int]], tuple[Chunk, int]],
                 ranges: list[tuple[int, int]]) -> Iterator[tuple[Chunk, int]]:

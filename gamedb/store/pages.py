@@ -451,18 +451,19 @@ class PageReader:
         return PageRows(about.keymap.keys(start, start + int(count)),
                         decode_page(data, int(count), about.codec))
 
-    def _first_keys(self, layer: int) -> Ints:
-        """The first key of each stored page of a keyed layer, in page order."""
+    def _first_keys(self, layer: int) -> tuple[Ints, Ints]:
+        """The numbers and first keys of the stored pages of a keyed layer, in page order
+        (a cluster build in progress stores them in any order: some may be missing)."""
         firsts = self._firsts.get(layer)
         if firsts is None:
-            firsts = np.array([k for (k,) in self._raw.execute(
-                "SELECT first_key FROM pages WHERE layer = ? ORDER BY page", (layer,))],
-                np.int64)
-            if (np.diff(firsts) <= 0).any():
+            firsts = np.array(self._raw.execute(
+                "SELECT page, first_key FROM pages WHERE layer = ? ORDER BY page",
+                (layer,)).fetchall(), np.int64).reshape(-1, 2)
+            if (np.diff(firsts[:, 1]) <= 0).any():
                 raise PageError(f"layer {layer}: the pages' first keys are not increasing")
             if self._frozen:
                 self._firsts[layer] = firsts
-        return firsts
+        return firsts[:, 0], firsts[:, 1]
 
     def locate(self, layer: int, keys: Ints) -> tuple[Ints, Ints]:
         """Return the page and the place in it of each of the sorted, distinct ``keys``
@@ -473,8 +474,9 @@ class PageReader:
             rank = about.keymap.rank(keys)
             return (np.where(rank >= 0, rank // about.page_size, -1),
                     np.where(rank >= 0, rank % about.page_size, 0))
-        pages = np.searchsorted(self._first_keys(layer), keys, side="right") - 1
-        return pages, np.zeros(len(keys), np.int64)
+        numbers, firsts = self._first_keys(layer)
+        at = np.searchsorted(firsts, keys, side="right") - 1
+        return np.where(at >= 0, numbers[np.maximum(at, 0)], -1), np.zeros(len(keys), np.int64)
 
     def found(self, layer: int, keys: Ints) -> Iterator[tuple[Ints, PageRows, Ints]]:
         """Yield, for each stored page holding some of ``keys`` (any order, repeats

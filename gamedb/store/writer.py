@@ -83,7 +83,7 @@ class ChunkPages:
     @property
     def size(self) -> int:
         """Positions in the chunk."""
-        return len(self.values)
+        return sum(self.counts)
 
     @classmethod
     def keyed(cls, layer: int, rows: PageRows, gaps: npt.NDArray[np.float64],
@@ -222,6 +222,21 @@ class Writer:
         """Return layer -> number of states already stored."""
         rows = self._conn.execute(select(schema.layers.c.layer, schema.layers.c.done))
         return {int(layer): int(done) for layer, done in rows}
+
+    def keep_page_prefix(self, layer: int) -> None:
+        """Delete the pages of a keyed page layer after its first missing one, and count
+        the rest as done (a cluster build stores a layer's pages in any order; a
+        resumed build continues from a prefix, as every reader expects)."""
+        raw = self._raw
+        pages = [int(page) for (page,) in raw.execute(
+            "SELECT page FROM pages WHERE layer = ? ORDER BY page", (layer,))]
+        if pages == list(range(len(pages))):
+            return
+        keep = next(i for i, page in enumerate(pages) if page != i)
+        with _full_disk_said(self.path), _transaction(raw):
+            raw.execute("DELETE FROM pages WHERE layer = ? AND page >= ?", (layer, keep))
+            raw.execute("UPDATE layers SET done = (SELECT coalesce(sum(count), 0) FROM pages "
+                        "WHERE layer = ?) WHERE layer = ?", (layer, layer))
 
     def layer_values(self, layer: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """Return the stored keys (sorted) and values of one layer."""

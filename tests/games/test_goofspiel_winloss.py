@@ -13,6 +13,7 @@ from gamedb.games import load_game
 from gamedb.games.goofspiel.scores import WORD_BITS
 from gamedb.games.goofspiel.winloss import COUNTED, MAX_CARDS, WinLossIndex, radius
 from gamedb.solver.backward import enumerate_layers
+from gamedb.solver.matrix_game import solve_games
 from gamedb.verify import verify
 from tests.sources import solve_source
 
@@ -164,3 +165,44 @@ def test_a_range_reads_only_its_slice_of_the_layer_below(n: int, word_bits: int)
             j = int(np.flatnonzero(np.diff(offsets))[0])  # the first block with positions
             one = face.slice_below(k, int(offsets[j]), int(offsets[j + 1]), below)
             assert 0 < one.chance.nbytes < below.nbytes / 4, k
+
+
+@pytest.mark.parametrize("n,word_bits,target", [(7, WORD_BITS, 3_000), (7, WORD_BITS, 1),
+                                                (6, 5, 400)])
+def test_map_by_prize_set_and_reduce_by_prize_set_give_the_same_doubles(
+        n: int, word_bits: int, target: int) -> None:
+    """A layer cut in prize-set groups (``goofspiel.groups``): each group's map reads only
+    its part of the summary below and builds the same stage games; the reduce of its
+    contributions, from every group in any order, is the same part of the summary that
+    ``accumulate`` builds in key order, bit for bit; the chunks never cross a run."""
+    face = _face(n).with_word_bits(word_bits).with_group_target(target)
+    summaries = {k: layer.summary for k, layer in solve_source(face, 250).items()}
+    several = 0
+    for k in face.layers():
+        below = summaries.get(k - 1)
+        chunks = face.chunks(k, 50)
+        assert [a for a, _ in chunks[1:]] == [b for _, b in chunks[:-1]]
+        assert chunks[0][0] == 0 and chunks[-1][1] == face.size(k)
+        groups = face.map_groups(k, 50)
+        assert sorted(i for numbers in groups.values() for i in numbers) == list(range(len(chunks)))
+        several += len(groups) > 1
+        pieces: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        for g in reversed(sorted(groups)):  # any order of the map tasks
+            part = None if k == 1 else face.partition(k - 1, g, below)
+            sliced = face.group_slice(k, g, part)
+            for i in groups[g]:
+                start, stop = chunks[i]
+                whole = face.games(k, start, stop, below)
+                mine = face.games(k, start, stop, sliced)
+                assert all(np.array_equal(a, b) for a, b in zip(whole, mine)), (k, g, i)
+                values = solve_games(*whole).values
+                for h, piece in face.contributions(k, start, stop, values).items():
+                    pieces.setdefault(h, []).append(piece)
+        bounds = face.set_bounds(k)
+        assert sorted(pieces) == list(range(len(bounds) - 1)), k
+        for h, got in pieces.items():
+            want = face.partition(k, h, summaries[k])
+            reduced = face.reduce(len(want), got[::-1])
+            assert reduced.tobytes() == want.tobytes(), (k, h)
+    assert several >= (3 if target < 1_000 else 1)
+

@@ -35,6 +35,7 @@ from math import comb
 import numpy as np
 
 from gamedb.games.base import LAYER_SHIFT
+from gamedb.games.goofspiel import groups
 from gamedb.games.goofspiel.keys import (
     _HALF, _OFF_DIFF, _OFF_PRIZES, _OFF_TABLE, _decode_hands, _hands_code, _points,
 )
@@ -95,10 +96,16 @@ class WinLossIndex(Chained):
     #: 76 and 89 B of JSON, rising with the cards (point difference: ~195 B).
     strategy_disk = 95
 
-    def __init__(self, n: int, lay: Ints, *, word_bits: int = WORD_BITS):
+    def __init__(self, n: int, lay: Ints, *, word_bits: int = WORD_BITS,
+                 group_target: int | None = None):
         """``lay``: the layout constants of the game's compiled helpers; ``word_bits``:
-        bits used of each word of a score set (fewer in tests: several words at small n)."""
+        bits used of each word of a score set (fewer in tests: several words at small n);
+        ``group_target``: positions of a prize-set group (``goofspiel.groups``; fewer in
+        tests: several groups at small n)."""
         self.n, self._lay, self.word_bits = n, lay, word_bits
+        self.group_target = groups.GROUP_TARGET if group_target is None else group_target
+        self._bounds: dict[int, Ints] = {}
+        self._runs: dict[int, tuple[Ints, Ints]] = {}
         self.words = {k: words_for(radius(n, k) + 1, word_bits) for k in range(1, n + 1)}
         self.colex = colex_table(n)
         self._codes = {k: canonical_codes(n, k, lay, reduce=False) for k in range(1, n + 1)}
@@ -112,7 +119,14 @@ class WinLossIndex(Chained):
     def with_word_bits(self, word_bits: int) -> WinLossIndex:
         """Return the face of the same game with score sets of ``word_bits`` bits a word
         (the same positions; tests spread small games' sets over several words)."""
-        return WinLossIndex(self.n, self._lay, word_bits=word_bits)
+        return WinLossIndex(self.n, self._lay, word_bits=word_bits,
+                            group_target=self.group_target)
+
+    def with_group_target(self, group_target: int) -> WinLossIndex:
+        """Return the face of the same game cut in groups of about ``group_target``
+        positions (tests: several groups at small n; another cut is another page cut)."""
+        return WinLossIndex(self.n, self._lay, word_bits=self.word_bits,
+                            group_target=group_target)
 
     def layers(self) -> range:
         """Layers 1..n: layer k reads the chance values of layer k - 1."""
@@ -213,17 +227,139 @@ class WinLossIndex(Chained):
     # -- key order (the protocol's second half; the builder uses these) ----------------
 
     def chunks(self, layer: int, target: int) -> list[tuple[int, int]]:
-        """Cut the layer's key order at block boundaries, about ``target`` positions each
-        (any position is a valid start: ``accumulate`` takes any range)."""
+        """Cut the layer's key order at block boundaries, about ``target`` positions each,
+        never across a run of one prize-set group (``goofspiel.groups``; any position
+        is a valid start: ``accumulate`` takes any range)."""
+        return groups.cut(self.runs(layer)[0], self.blocks(layer)[3], target)
+
+    # -- prize-set groups (``goofspiel.groups``: map by Q, reduce by P) -----------------
+
+    def set_bounds(self, size: int) -> Ints:
+        """Return the groups of the prize sets of ``size`` cards (colex ranks
+        bounds[g]..bounds[g+1]-1), packed by the positions of layer ``size + 1`` that
+        hide them (one group for the n cards)."""
+        if size not in self._bounds:
+            sets = comb(self.n, size)
+            if size >= self.n:
+                self._bounds[size] = np.array([0, sets], np.int64)
+            else:
+                _, _, hidden, offsets = self.blocks(size + 1)
+                weights = np.bincount(self.colex[hidden], np.diff(offsets), minlength=sets)
+                self._bounds[size] = groups.pack(weights.astype(np.int64), self.group_target)
+        return self._bounds[size]
+
+    def runs(self, layer: int) -> tuple[Ints, Ints]:
+        """Return the runs of ``layer`` (``groups.runs``: first block of each, one more
+        entry, and each run's map group, a group of the sets of ``layer - 1`` cards)."""
+        if layer not in self._runs:
+            hidden = self.blocks(layer)[2]
+            group = np.searchsorted(self.set_bounds(layer - 1), self.colex[hidden], "right") - 1
+            self._runs[layer] = groups.runs(group.astype(np.int64))
+        return self._runs[layer]
+
+    def map_groups(self, layer: int, target: int) -> dict[int, list[int]]:
+        """Return, for each map group of ``layer``, the numbers of its ``chunks(layer,
+        target)`` (its chunks are its keyed pages: their numbers are page numbers)."""
+        starts, group = self.runs(layer)
         offsets = self.blocks(layer)[3]
-        cuts, last = [0], 0
-        for stop in offsets[1:].tolist():
-            if stop - last >= target:
-                cuts.append(stop)
-                last = stop
-        if cuts[-1] != offsets[-1]:
-            cuts.append(int(offsets[-1]))
-        return list(zip(cuts[:-1], cuts[1:]))
+        firsts = np.array([start for start, _ in self.chunks(layer, target)], np.int64)
+        run = np.searchsorted(offsets[starts], firsts, "right") - 1
+        out: dict[int, list[int]] = {}
+        for number, g in enumerate(group[run].tolist()):
+            out.setdefault(g, []).append(number)
+        return out
+
+    def partition(self, layer: int, group: int, summary: Floats) -> Floats:
+        """Return group ``group``'s part of ``layer``'s summary (the sets of ``layer``
+        cards in it): one contiguous run, P-major."""
+        lo, hi = self._part_range(layer, group)
+        part: Floats = summary[lo:hi]
+        return part
+
+    def _cells(self, layer: int, group: int) -> tuple[int, int]:
+        bounds, patterns = self.set_bounds(layer), len(self._codes[layer])
+        return int(bounds[group]) * patterns, int(bounds[group + 1]) * patterns
+
+    def group_slice(self, layer: int, group: int, part: Floats | None) -> Slice:
+        """Return what the map task of group ``group`` of ``layer`` reads below, from that
+        group's ``partition`` of layer ``layer - 1``'s summary (the same doubles as
+        ``slice_below`` for any range of the group's runs)."""
+        if layer == 1:
+            return self.slice_below(1, 0, 1, None)
+        low = layer - 1
+        lo, hi = self._cells(low, group)
+        bounds, words = self.set_bounds(low), self.words[low]
+        first = self.offsets(low)
+        local = np.full(1 << self.n, -1, np.int64)
+        sets = masks_of(self.n, low)[bounds[group]:bounds[group + 1]]
+        local[sets] = np.arange(len(sets))
+        assert part is not None and len(part) == first[hi] - first[lo], "the group's part"
+        return Slice(local, self.reach()[low][lo * words:hi * words],
+                     first[lo:hi + 1] - first[lo], part)
+
+    def contributions(self, layer: int, start: int, stop: int,
+                      values: Floats) -> dict[int, tuple[Ints, Floats, Ints]]:
+        """Return what the values of positions start..stop-1 add to ``layer``'s summary,
+        by reduce group: (entries in the group's ``partition``, terms, draws p), in key
+        order (``reduce`` adds them as ``accumulate`` does)."""
+        block, code = self._positions(layer, start, stop)
+        score, prize, hidden, _ = self.blocks(layer)
+        entry, term, at = _contributions(
+            np.ascontiguousarray(values, np.float64), block, code, (score, prize, hidden),
+            self.tables(layer)[0], self.colex, layer, (self.reach()[layer], self.offsets(layer)),
+            (radius(self.n, layer), self.words[layer], self.word_bits))
+        patterns, first = len(self._codes[layer]), self.offsets(layer)
+        owner = np.searchsorted(self.set_bounds(layer), self.colex[
+            hidden[block[at]] | (1 << (prize[block[at]] - 1))], "right") - 1
+        out: dict[int, tuple[Ints, Floats, Ints]] = {}
+        for g in np.unique(owner).tolist():
+            mine = owner == g
+            base = first[int(self.set_bounds(layer)[g]) * patterns]
+            out[g] = (entry[mine] - base, term[mine], prize[block[at[mine]]])
+        return out
+
+    def feeds(self, layer: int) -> dict[int, list[int]]:
+        """Return, for each reduce group of ``layer``, the map groups whose positions
+        (c, Q, p, d) add to it (P = Q + p in it)."""
+        n, low = self.n, layer - 1
+        sets = masks_of(n, low)
+        group = np.searchsorted(self.set_bounds(low), np.arange(len(sets)), "right") - 1
+        top = self.set_bounds(layer)
+        out: dict[int, set[int]] = {}
+        for p in range(n):
+            free = (sets >> p) & 1 == 0
+            owner = np.searchsorted(top, self.colex[sets[free] | (1 << p)], "right") - 1
+            for h, g in set(zip(owner.tolist(), group[free].tolist())):
+                out.setdefault(h, set()).add(g)
+        return {h: sorted(gs) for h, gs in sorted(out.items())}
+
+    def part_sizes(self, layer: int) -> list[int]:
+        """Return the entries of each reduce group's ``partition`` of ``layer``."""
+        groups = len(self.set_bounds(layer)) - 1
+        return [int(b - a) for a, b in (self._part_range(layer, g) for g in range(groups))]
+
+    def _part_range(self, layer: int, group: int) -> tuple[int, int]:
+        lo, hi = self._cells(layer, group)
+        first = self.offsets(layer)
+        return int(first[lo]), int(first[hi])
+
+    @staticmethod
+    def reduce(size: int, pieces: list[tuple[Ints, Floats, Ints]]) -> Floats:
+        """Return a group's part of a layer's summary (``size`` entries) from the
+        ``contributions`` of every range whose values reach it, in any order: added in
+        increasing draw p, each entry from 0.0, as ``accumulate`` adds them."""
+        part = np.zeros(size)
+        if not pieces:
+            return part
+        entry = np.concatenate([piece[0] for piece in pieces])
+        term = np.concatenate([piece[1] for piece in pieces])
+        draw = np.concatenate([piece[2] for piece in pieces])
+        order = np.argsort(draw, kind="stable")
+        entry, term, draw = entry[order], term[order], draw[order]
+        cuts = np.flatnonzero(np.diff(draw)) + 1
+        for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), len(draw)]):
+            part[entry[lo:hi]] += term[lo:hi]  # one term an entry per draw
+        return part
 
     def _positions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
         """Return the block and the pattern of positions start..stop-1 (key order); the
@@ -451,6 +587,33 @@ def _accumulate(values: Floats, block: Ints, code: Ints, blocks: tuple[Ints, Int
         t = twin[c]
         if d == 0 and t != c:
             out[score_rank(reach, first, cp * patterns + t, words, r, bits)] += (-1.0 / k) * values[i]
+
+
+@njit(cache=True)
+def _contributions(values: Floats, block: Ints, code: Ints, blocks: tuple[Ints, Ints, Ints],
+                   twin: Ints, colex: Ints, k: int, sets: tuple[Ints, Ints],
+                   shape: tuple[int, int, int]) -> tuple[Ints, Floats, Ints]:
+    """The terms ``_accumulate`` adds, in its order: (summary entry, term, position)."""
+    score, prize, hidden = blocks
+    reach, first = sets
+    r, words, bits = shape
+    inv, patterns = 1.0 / k, len(twin)
+    entry = np.empty(2 * len(block), np.int64)
+    term = np.empty(2 * len(block))
+    at = np.empty(2 * len(block), np.int64)
+    o = 0
+    for i in range(len(block)):
+        j, c = block[i], code[i]
+        d, cp = score[j], colex[hidden[j] | (1 << (prize[j] - 1))]
+        entry[o] = score_rank(reach, first, cp * patterns + c, words, d + r, bits)
+        term[o], at[o] = inv * values[i], i
+        o += 1
+        t = twin[c]
+        if d == 0 and t != c:
+            entry[o] = score_rank(reach, first, cp * patterns + t, words, r, bits)
+            term[o], at[o] = (-1.0 / k) * values[i], i
+            o += 1
+    return entry[:o], term[:o], at[:o]
 
 
 __all__ = ["MAX_CARDS", "Slice", "WinLossIndex", "radius"]

@@ -1,0 +1,188 @@
+"""A layer of prize-set groups on a Dask cluster: map by Q, reduce by P.
+
+A source that cuts its layers in groups (``Grouped``: win/loss Goofspiel,
+``games.goofspiel.groups``) is built on a cluster without any worker holding a whole
+summary:
+
+- one **map** task per group G of layer k reads G's part of layer k - 1's summary
+  (``Parts``: a future per group, on the workers), solves G's chunks into finished
+  keyed pages (numbered: a page's number is its chunk's), and splits what their values
+  add to layer k's summary by the reduce group they fall in;
+- one **reduce** task per group H adds those contributions in increasing draw (the
+  order a local build adds them: the same doubles) into H's part of layer k's summary,
+  which stays on the cluster for layer k + 1's map tasks.
+
+The builder only receives pages and writes them as they come. A layer stored in part
+(a resumed build) keeps its stored chunks: the builder reads their values back and
+sends them with their group's map task, which adds them up without solving them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from gamedb.builder.cluster import Dask, translated
+from gamedb.games.source import LayerSource
+from gamedb.store.pages import PageLayer
+from gamedb.store.writer import Chunk, ChunkPages
+from gamedb.types import Floats, Ints
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+Piece = tuple[Ints, Floats, Ints]
+"""Contributions to one reduce group: (entries of its part, terms, draws)."""
+
+
+class Grouped(LayerSource, Protocol):
+    """A layer source cut in groups for map and reduce tasks
+    (``games.goofspiel.winloss.WinLossIndex``)."""
+
+    def set_bounds(self, size: int) -> Ints: ...
+
+    def map_groups(self, layer: int, target: int) -> dict[int, list[int]]: ...
+
+    def partition(self, layer: int, group: int, summary: Floats) -> Floats: ...
+
+    def group_slice(self, layer: int, group: int, part: Floats | None) -> Any: ...
+
+    def contributions(self, layer: int, start: int, stop: int,
+                      values: Floats) -> dict[int, Piece]: ...
+
+    def reduce(self, size: int, pieces: list[Piece]) -> Floats: ...
+
+    def feeds(self, layer: int) -> dict[int, list[int]]: ...
+
+    def part_sizes(self, layer: int) -> list[int]: ...
+
+
+def is_grouped(source: LayerSource) -> bool:
+    """True if ``source`` can be built by map and reduce tasks."""
+    return callable(getattr(source, "map_groups", None))
+
+
+@dataclasses.dataclass(eq=False)
+class Parts:
+    """A layer's summary held on the cluster: one future per group, in group order
+    (their concatenation is the summary)."""
+
+    layer: int
+    futures: list[Future[Floats]]
+
+    def gather(self, client: Client) -> Floats:
+        """The whole summary, in this process."""
+        with translated(client):
+            parts = client.gather(self.futures)
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def map_task(source: Grouped, layer: int, paged: PageLayer, strategies: bool, target: int,
+             group: int, numbers: list[int], part: Floats | None,
+             stored: dict[int, Floats]) -> tuple[list[tuple[int, Chunk, int]], dict[int, Piece]]:
+    """Solve group ``group``'s chunks ``numbers`` of ``layer`` (those not in ``stored``,
+    whose values are given) from ``part``; return them as pages numbered by their chunk,
+    with the kernel's fallbacks, and their contributions by reduce group."""
+    from gamedb.builder.runner import solve_range  # the runner imports this module
+    sliced = source.group_slice(layer, group, part)
+    chunks = source.chunks(layer, target)
+    solved: list[tuple[int, Chunk, int]] = []
+    pieces: dict[int, list[Piece]] = {}
+    for number in numbers:
+        start, stop = chunks[number]
+        values = stored.get(number)
+        if values is None:
+            chunk, fell_back = solve_range(source, layer, sliced, paged, strategies,
+                                           (start, stop))
+            values = chunk.values
+            if isinstance(chunk, ChunkPages):  # numbered; its values are not sent back
+                chunk = dataclasses.replace(chunk, first_page=number, values=np.zeros(0))
+            solved.append((number, chunk, fell_back))
+        for h, piece in source.contributions(layer, start, stop, values).items():
+            pieces.setdefault(h, []).append(piece)
+    return solved, {h: _joined(parts) for h, parts in pieces.items()}
+
+
+def _joined(pieces: list[Piece]) -> Piece:
+    entry, term, draw = zip(*pieces)
+    return np.concatenate(entry), np.concatenate(term), np.concatenate(draw)
+
+
+def _pages(result: tuple[list[tuple[int, Chunk, int]], dict[int, Piece]]) -> list[tuple[int, Chunk, int]]:
+    return result[0]
+
+
+def _piece(result: tuple[list[tuple[int, Chunk, int]], dict[int, Piece]], h: int) -> Piece | None:
+    return result[1].get(h)
+
+
+def reduce_task(source: Grouped, size: int, *pieces: Piece | None) -> Floats:
+    """Group H's part of the layer's summary from the map tasks' pieces for H."""
+    return source.reduce(size, [piece for piece in pieces if piece is not None])
+
+
+class GroupedLayer:
+    """Run one layer of a grouped source on a Dask executor."""
+
+    def __init__(self, run_on: Dask, source: Grouped):
+        self.client, self.source = run_on.client, source
+        with translated(self.client):
+            self.client.wait_for_workers(1)
+            self._source = self.client.scatter(source, broadcast=True, hash=False)
+
+    def parts(self, layer: int, summary: Floats) -> Parts:
+        """Send a summary held here (read from the file) to the cluster as parts."""
+        source = self.source
+        groups = len(source.set_bounds(layer)) - 1
+        with translated(self.client):
+            futures = self.client.scatter([source.partition(layer, g, summary)
+                                           for g in range(groups)], hash=False)
+        return Parts(layer, list(futures))
+
+    def run(self, layer: int, below: Parts | None, paged: PageLayer, strategies: bool,
+            stored: Callable[[list[int]], dict[int, Floats]]) -> Iterator[tuple[Chunk, int]]:
+        """Yield the solved chunks of ``layer`` as they come (keyed pages, numbered) with
+        their fallbacks; afterwards ``self.summary`` holds the layer's ``Parts``.
+        ``stored(numbers)``: the values of the chunks among ``numbers`` already stored."""
+        client, source = self.client, self.source
+        target = paged.page_size
+        groups = source.map_groups(layer, target)
+        with translated(client):
+            maps: dict[int, Future[Any]] = {}
+            for g, numbers in sorted(groups.items()):
+                part = None if below is None else below.futures[g]
+                maps[g] = client.submit(map_task, self._source, layer, paged, strategies,
+                                        target, g, numbers, part, stored(numbers), pure=False)
+            sizes = source.part_sizes(layer)
+            reduces = []
+            for h, feeders in sorted(source.feeds(layer).items()):
+                pieces = [client.submit(_piece, maps[g], h, pure=False) for g in feeders]
+                reduces.append(client.submit(reduce_task, self._source, sizes[h], *pieces,
+                                             pure=False))
+            pages = [client.submit(_pages, future, pure=False) for future in maps.values()]
+            del maps
+            for future in _completed(client, pages):
+                for _, chunk, fell_back in future.result():
+                    yield chunk, fell_back
+                future.release()
+            self.summary = Parts(layer, reduces)
+
+
+def grouped_layer(run_on: Any, source: LayerSource, paged: PageLayer | None) -> bool:
+    """True if this layer is built by map and reduce tasks: a grouped source, a keyed
+    page layer, on a Dask cluster."""
+    return isinstance(run_on, Dask) and is_grouped(source) and paged is not None and paged.keyed
+
+
+def _completed(client: Client, futures: list[Future[Any]]) -> Iterator[Future[Any]]:
+    """Yield ``futures`` as they finish (Dask's ``as_completed`` of this client)."""
+    if futures:
+        import distributed
+        yield from distributed.as_completed(futures, loop=client.loop)
+
+
+__all__ = ["Grouped", "GroupedLayer", "Parts", "grouped_layer", "is_grouped", "map_task",
+           "reduce_task"]

@@ -1,0 +1,99 @@
+"""Win/loss Goofspiel on a cluster by map and reduce tasks (``builder.grouped``).
+
+The keyed page layers of win/loss Goofspiel are built on a Dask cluster one task per
+group of prize sets (map: solve the group's positions from its part of the summary
+below; reduce: add up a group's part of the layer's summary): the file is the local
+build's, page for page, and a layer left with pages missing (a cluster build stops
+with its pages stored in any order) resumes, on the cluster or here, to the same file.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from gamedb.builder import build, grouped
+from gamedb.games.goofspiel import groups
+
+pytest.importorskip("distributed")
+
+SPEC = "goofspiel(num_cards=7)"
+PAGES = {"page_min": 500, "page_size": 300, "strategies_from": 0}
+
+
+def _dump(path: Path) -> tuple[object, ...]:
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+        return (conn.execute("SELECT layer, page, first_key, count, data FROM pages "
+                             "ORDER BY layer, page").fetchall(),
+                conn.execute("SELECT key, value, gap, strategy1, strategy2 FROM states "
+                             "ORDER BY key").fetchall(),
+                conn.execute("SELECT layer, states, done, max_gap FROM layers").fetchall(),
+                conn.execute("SELECT name, value FROM meta WHERE name NOT IN "
+                             "('created', 'seconds') ORDER BY name").fetchall())
+
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("grouped") / "local.sqlite"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(groups, "GROUP_TARGET", 2_000)
+        build(SPEC, path, **PAGES)  # type: ignore[arg-type]
+    return path
+
+
+@pytest.fixture(autouse=True)
+def small_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(groups, "GROUP_TARGET", 2_000)  # several groups a layer
+
+
+def test_the_layers_have_several_groups_and_runs(local: Path) -> None:
+    from gamedb.games import load_game
+    face = load_game(SPEC).indexed_face()
+    with sqlite3.connect(local) as conn:
+        paged = [layer for (layer,) in conn.execute("SELECT DISTINCT layer FROM pages")]
+    assert len(paged) >= 3
+    assert max(len(face.map_groups(layer, 300)) for layer in paged) >= 5  # type: ignore[union-attr]
+
+
+def test_a_cluster_build_by_map_and_reduce_is_the_local_build(local: Path,
+                                                              tmp_path: Path) -> None:
+    path = tmp_path / "cluster.sqlite"
+    layers: list[int] = []
+    run = grouped.GroupedLayer.run
+
+    def spied(self: grouped.GroupedLayer, layer: int, *args: object) -> object:
+        layers.append(layer)
+        return run(self, layer, *args)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grouped.GroupedLayer, "run", spied)
+        build(SPEC, path, cluster="local:2", **PAGES)  # type: ignore[arg-type]
+    with sqlite3.connect(local) as conn:
+        paged = [layer for (layer,) in conn.execute("SELECT DISTINCT layer FROM pages")]
+    assert layers == paged  # every keyed page layer by map and reduce tasks
+    assert _dump(path) == _dump(local)
+
+
+@pytest.mark.parametrize("cluster", [None, "local:2"])
+def test_a_layer_with_pages_missing_resumes_to_the_same_file(local: Path, tmp_path: Path,
+                                                             cluster: str | None) -> None:
+    """Pages stored in any order, as a stopped cluster build leaves them: the pages after
+    the first missing one are dropped and solved again."""
+    path = tmp_path / "partial.sqlite"
+    shutil.copy(local, path)
+    with sqlite3.connect(path) as conn:
+        layer, pages = conn.execute("SELECT layer, count(*) FROM pages GROUP BY layer "
+                                    "ORDER BY count(*) DESC LIMIT 1").fetchone()
+        conn.execute("DELETE FROM pages WHERE layer = ? AND page IN (?, ?)",
+                     (layer, pages // 3, pages // 2))
+        conn.execute("DELETE FROM pages WHERE layer > ?", (layer,))
+        conn.execute("DELETE FROM states WHERE layer > ?", (layer,))
+        conn.execute("UPDATE layers SET done = (SELECT coalesce(sum(count), 0) FROM pages "
+                     "WHERE pages.layer = layers.layer) WHERE layer >= ?", (layer,))
+        conn.execute("UPDATE meta SET value = '\"building\"' WHERE name = 'status'")
+        conn.execute("DELETE FROM meta WHERE name IN ('root_value', 'states', 'root_keys')")
+    build(SPEC, path, cluster=cluster, **PAGES)  # type: ignore[arg-type]
+    assert _dump(path) == _dump(local)
