@@ -9,14 +9,18 @@ with its pages stored in any order) resumes, on the cluster or here, to the same
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from gamedb.builder import build, grouped
+from gamedb.builder.progress import Counting
 from gamedb.games.goofspiel import groups
+from tests.test_cluster import Scheduler
 
 pytest.importorskip("distributed")
 
@@ -97,3 +101,34 @@ def test_a_layer_with_pages_missing_resumes_to_the_same_file(local: Path, tmp_pa
         conn.execute("DELETE FROM meta WHERE name IN ('root_value', 'states', 'root_keys')")
     build(SPEC, path, cluster=cluster, **PAGES)  # type: ignore[arg-type]
     assert _dump(path) == _dump(local)
+
+
+def test_a_worker_killed_mid_layer_on_a_scheduler_changes_nothing(local: Path,
+                                                                  tmp_path: Path) -> None:
+    """A real ``dask scheduler`` with three ``dask worker`` processes; the first busy
+    worker is SIGKILLed once pages come in: it may hold the only copy of data the
+    builder sent (the layer is then sent again), and the file is the local build's."""
+    import distributed
+
+    cluster = Scheduler()
+    try:
+        for _ in range(3):
+            cluster.add_worker()
+        cluster.wait_for_workers(3)
+        killed: list[str] = []
+        with distributed.Client(cluster.address, set_as_default=False) as watcher:
+            pids = watcher.run(os.getpid)
+
+            def kill_a_busy_worker(done: int, total: int) -> None:
+                busy = [w for w, tasks in watcher.processing().items() if tasks and w in pids]
+                if busy and not killed and done > total // 4:
+                    os.kill(pids[busy[0]], signal.SIGKILL)
+                    killed.append(busy[0])
+
+            path = tmp_path / "killed.sqlite"
+            build(SPEC, path, cluster=cluster.address, observer=Counting(kill_a_busy_worker),
+                  **PAGES)  # type: ignore[arg-type]
+        assert killed and any(w.poll() == -signal.SIGKILL for w in cluster.workers)
+        assert _dump(path) == _dump(local)
+    finally:
+        cluster.stop()

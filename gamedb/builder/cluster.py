@@ -234,7 +234,7 @@ class DaskPool(Generic[T, R]):
                     self._resubmit()
                     continue
                 if isinstance(exc, OSError) and self._running[0][1].status == "error":
-                    raise _task_failed(exc) from None  # the task's own, not the network's
+                    raise task_failed(exc) from None  # the task's own, not the network's
                 with translated(self._client):
                     raise
             self._running.popleft()
@@ -242,11 +242,7 @@ class DaskPool(Generic[T, R]):
             yield from results
 
     def _cancelled_here(self, exc: Exception) -> bool:
-        """True for a task cancelled by a scheduler that is still connected."""
-        distributed = _distributed()
-        return (isinstance(exc, distributed.client.FutureCancelledError)
-                and "scheduler-connection-lost" not in str(exc)
-                and self._client.status == "running")
+        return cancelled_here(self._client, exc)
 
     def _resubmit(self) -> None:
         """Scatter ``func`` again and submit the groups in flight again, in order."""
@@ -281,6 +277,15 @@ class DaskPool(Generic[T, R]):
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def cancelled_here(client: Client, exc: BaseException) -> bool:
+    """True for a task cancelled by a scheduler that is still connected (a killed worker
+    took the only copy of data sent from here: "already forgotten")."""
+    distributed = _distributed()
+    return (isinstance(exc, distributed.client.FutureCancelledError)
+            and "scheduler-connection-lost" not in str(exc)
+            and client.status == "running")
 
 
 def _quiet_client_logs() -> None:
@@ -321,7 +326,7 @@ class translated:
                                "the same command to resume") from None
 
 
-def _task_failed(exc: OSError) -> ClusterError:
+def task_failed(exc: OSError) -> ClusterError:
     """A task's own ``OSError`` (e.g. a worker's full disk), said as itself."""
     where = f"{exc.filename}: " if exc.filename else ""
     return ClusterError(f"a task failed on a Dask worker: {where}{exc.strerror or exc}; "

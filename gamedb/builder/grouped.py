@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from gamedb.builder.cluster import Dask, translated
+from gamedb.builder.cluster import Dask, cancelled_here, task_failed, translated
 from gamedb.games.source import LayerSource
 from gamedb.store.pages import PageLayer
 from gamedb.store.writer import Chunk, ChunkPages
@@ -124,6 +124,11 @@ def reduce_task(source: Grouped, size: int, *pieces: Piece | None) -> Floats:
     return source.reduce(size, [piece for piece in pieces if piece is not None])
 
 
+class Forgotten(RuntimeError):
+    """The cluster forgot data only this process had sent (a worker holding it was
+    lost while the scheduler stayed): the layer must be sent and run again."""
+
+
 class GroupedLayer:
     """Run one layer of a grouped source on a Dask executor."""
 
@@ -164,11 +169,20 @@ class GroupedLayer:
                                              pure=False))
             pages = [client.submit(_pages, future, pure=False) for future in maps.values()]
             del maps
-            for future in _completed(client, pages):
-                for _, chunk, fell_back in future.result():
-                    yield chunk, fell_back
-                future.release()
-            self.summary = Parts(layer, reduces)
+        for future in _completed(client, pages):
+            try:
+                solved = future.result()
+            except Exception as exc:
+                if cancelled_here(client, exc):
+                    raise Forgotten(str(exc)) from None
+                if isinstance(exc, OSError) and future.status == "error":
+                    raise task_failed(exc) from None  # the task's own, not the network's
+                with translated(client):
+                    raise
+            for _, chunk, fell_back in solved:
+                yield chunk, fell_back
+            future.release()
+        self.summary = Parts(layer, reduces)
 
 
 def grouped_layer(run_on: Any, source: LayerSource, paged: PageLayer | None) -> bool:
@@ -181,8 +195,15 @@ def _completed(client: Client, futures: list[Future[Any]]) -> Iterator[Future[An
     """Yield ``futures`` as they finish (Dask's ``as_completed`` of this client)."""
     if futures:
         import distributed
-        yield from distributed.as_completed(futures, loop=client.loop)
+        with translated(client):
+            completed = distributed.as_completed(futures, loop=client.loop)
+        while True:
+            with translated(client):
+                future = next(completed, None)
+            if future is None:
+                return
+            yield future
 
 
-__all__ = ["Grouped", "GroupedLayer", "Parts", "grouped_layer", "is_grouped", "map_task",
+__all__ = ["Forgotten", "Grouped", "GroupedLayer", "Parts", "grouped_layer", "is_grouped", "map_task",
            "reduce_task"]

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from gamedb.builder.cluster import Dask, Executor, ordered
-from gamedb.builder.grouped import GroupedLayer, Parts, grouped_layer
+from gamedb.builder.cluster import ClusterError, Dask, Executor, ordered
+from gamedb.builder.grouped import Forgotten, GroupedLayer, Parts, grouped_layer
 from gamedb.builder.progress import Committer, Observer, layer_weights
 from gamedb.games.base import Game, root_of
 from gamedb.games.source import LayerSource
@@ -41,6 +41,9 @@ from gamedb.types import Floats
 
 #: Stored values read at once when a resumed build rebuilds a summary.
 READ_CHUNK = 1_000_000
+#: Times a layer built by map and reduce tasks is sent again after the cluster forgot
+#: data only the builder had (a worker lost with the only copy).
+RESENDS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,22 +160,35 @@ class _Run(Committer):
         """Solve and store the rest of ``layer`` by map and reduce tasks on the cluster
         (``builder.grouped``); return its summary's parts there."""
         assert isinstance(self.run_on, Dask), "a grouped layer runs on a cluster"
-        if self._groups is None:
-            self._groups = GroupedLayer(self.run_on, self.source)  # type: ignore[arg-type]
-        runner = self._groups
-        if below is not None and not isinstance(below, Parts):
-            below = runner.parts(layer - 1, below)
-        stored = sum(1 for _, stop in self.source.chunks(layer, paged.page_size) if stop <= done)
 
         def values(numbers: list[int]) -> dict[int, Floats]:
-            pages = {i: self.writer.pages.page(layer, i) for i in numbers if i < stored}
+            pages = {i: self.writer.pages.page(layer, i) for i in numbers}
             return {i: rows.values for i, rows in pages.items() if rows is not None}
 
-        for chunk, fell_back in runner.run(layer, below, paged, layer >= self.split, values):
-            done += chunk.size
-            self.commit(chunk, fell_back, done)
-        self.flush()
-        return runner.summary
+        for attempt in range(RESENDS + 1):
+            if self._groups is None:
+                self._groups = GroupedLayer(self.run_on, self.source)  # type: ignore[arg-type]
+            runner = self._groups
+            try:
+                if below is not None and not isinstance(below, Parts):
+                    below = runner.parts(layer - 1, below)
+                for chunk, fell_back in runner.run(layer, below, paged, layer >= self.split,
+                                                   values):
+                    done += chunk.size
+                    self.commit(chunk, fell_back, done)
+                self.flush()
+                return runner.summary
+            except Forgotten as exc:
+                self.flush()
+                if attempt == RESENDS:
+                    raise ClusterError(f"the Dask workers lost what this build sent them "
+                                       f"{RESENDS + 1} times in layer {layer} ({exc}); every "
+                                       "finished chunk is saved: run the same command to "
+                                       "resume") from None
+                self._groups = None  # the game's tables too, maybe
+                if layer > 1:
+                    below = self.stored_summary(layer - 1, self.sizes[layer - 1])
+        raise AssertionError("unreachable")
 
     def _solved(self, solve: Callable[[tuple[int, int]], tuple[Chunk, int]],
                 ranges: list[tuple[int, int]]) -> Iterator[tuple[Chunk, int]]:
