@@ -82,6 +82,14 @@ def _usable_cpus() -> int:
                    "tcp://HOST:PORT (a running Dask scheduler) or local:N (N worker "
                    "processes started and stopped here). This process still writes the "
                    "file. Needs the cluster extra (docs/cluster.md).")
+@click.option("--cluster-workers", type=click.IntRange(1, 1_000_000), default=None,
+              help="With --estimate --cluster: plan for this many single-threaded Dask "
+                   "workers (default: N of local:N, or the running scheduler's).")
+@click.option("--worker-memory", metavar="SIZE", default=None,
+              callback=lambda ctx, param, value: _memory(value),
+              help="With --estimate --cluster: plan for workers of this much memory, e.g. "
+                   "8GiB (default: this machine's available memory shared by local:N's "
+                   "workers, or the running scheduler's memory limit).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--estimate", "only_estimate", is_flag=True,
               help="Print the positions, memory, disk and time the build would take; "
@@ -94,7 +102,9 @@ def _usable_cpus() -> int:
 def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int,
                   values_only: bool, strategies_from: int | None, pages_below: int | None,
                   page_min: int | None,
-                  page_size: int, cluster: str | None, quiet: bool, only_estimate: bool, force: bool, as_json: bool) -> None:
+                  page_size: int, cluster: str | None, cluster_workers: int | None,
+                  worker_memory: int | None, quiet: bool, only_estimate: bool, force: bool,
+                  as_json: bool) -> None:
     """Solve every reachable position of SPEC into a SQLite database.
 
     Without --db the file is SPEC written as a file name, in the current directory
@@ -110,6 +120,8 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         gamedb build "goofspiel(num_cards=11)" --db g11.sqlite --cluster tcp://10.0.0.5:8786
         gamedb build "nim(heaps=1-3-5-7)" --db nim.sqlite --quiet --json
         gamedb build "goofspiel(num_cards=13)" --estimate
+        gamedb build "goofspiel(num_cards=13)" --estimate --cluster tcp://10.0.0.5:8786 \\
+            --cluster-workers 64 --worker-memory 8GiB      # the plan, layer by layer
     """
     from gamedb.builder import build
     from gamedb.builder.cluster import ClusterError, processes_here
@@ -122,6 +134,9 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
             f"{spec!r} is a file, not a game spec; to resume or inspect a file, give it with "
             f"--db: gamedb build SPEC --db {spec} (gamedb info {spec} shows its SPEC)")
     game = load_game(spec)
+    if only_estimate and cluster is not None and _print_cluster_plan(
+            game, cluster, cluster_workers, worker_memory, as_json):
+        return
     if only_estimate:
         guess = estimate(game, workers=processes_here(workers, cluster),
                          values_only=values_only, strategies_from=strategies_from,
@@ -146,6 +161,51 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         raise SystemExit(130) from None
     except (WorkerDied, ClusterError) as exc:
         raise click.ClickException(f"{path}: {exc}") from None
+
+
+def _print_cluster_plan(game: Any, cluster: str, workers: int | None, memory: int | None,
+                        as_json: bool) -> bool:
+    """Print the plan of a build by map and reduce tasks (win/loss Goofspiel); False for
+    a game built otherwise (its estimate is the one-machine one)."""
+    from dataclasses import asdict
+
+    from gamedb.builder.cluster import ClusterError
+    from gamedb.builder.cluster_plan import cluster_shape, plan, table
+    from gamedb.builder.estimate import available_memory
+    from gamedb.games.goofspiel.winloss import WinLossIndex
+
+    face = game.indexed_face()
+    if not isinstance(face, WinLossIndex):
+        return False
+    try:
+        count, each = cluster_shape(cluster, workers, memory, available_memory())
+    except ClusterError as exc:
+        raise click.ClickException(f"{exc}; or give --cluster-workers and --worker-memory "
+                                   "to plan without it") from None
+    if each <= 0:
+        raise click.ClickException("the memory of a worker is not known: give "
+                                   "--worker-memory (e.g. 8GiB)")
+    found = plan(face, game.spec, count, each)
+    if as_json:
+        click.echo(json.dumps({**asdict(found), "cpu_seconds": found.cpu_seconds,
+                               "wall_seconds": found.wall_seconds,
+                               "disk_bytes": found.disk_bytes, "worker_peak": found.worker_peak,
+                               "fits": found.fits}))
+    else:
+        click.echo(table(found))
+    return True
+
+
+def _memory(text: str | None) -> int | None:
+    """Check ``--worker-memory`` (a usage error, exit 2)."""
+    from gamedb.builder.cluster_plan import parse_size
+
+    if text is None:
+        return None
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def _cluster(address: str | None) -> str | None:

@@ -1,0 +1,213 @@
+"""The plan of a win/loss Goofspiel build on a Dask cluster, layer by layer.
+
+``gamedb build "goofspiel(num_cards=13)" --estimate --cluster ...`` prints it: what the
+map and reduce tasks of each layer (``builder.grouped``) hold, send and take, from the
+win/loss index's exact counts (its forward pass: seconds at 11 cards, minutes at 13)
+and the CPU rates measured on this project's own 11- and 12-card builds.
+
+A map task holds the game's tables (today the whole index is sent to every worker
+once), its group's part of the summary below, one chunk's stage games at a time, and
+its group's finished pages and contributions until it returns; a reduce task holds the
+contributions to its group and its part of the summary; each worker keeps its share of
+the two summaries alive between layers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from math import comb
+from typing import Any
+
+import numpy as np
+
+from gamedb.games.goofspiel.winloss import WinLossIndex
+
+#: CPU seconds a position of a k x k layer costs, measured: the largest of the 11-card
+#: file and the 12-card build (``layers.seconds / layers.done``, the workers' seconds on
+#: this project's 2-core machine, 2026-11-26). Bigger k take the largest.
+RATES = {1: 0.38e-6, 2: 0.38e-6, 3: 0.38e-6, 4: 0.38e-6, 5: 0.77e-6, 6: 1.86e-6,
+         7: 2.80e-6, 8: 3.93e-6, 9: 3.87e-6, 10: 4.54e-6}
+#: Bytes a stored position takes in the file (the 11-card file: 3.51 GB, 729 M positions).
+STORED = 4.81
+#: Bytes a worker process holds before any task (Python, NumPy, numba's compiled code,
+#: Dask), measured as a worker's RSS at its first task.
+PROCESS = 300 << 20
+#: Bytes of a contribution to a reduce task: entry, term, draw (and some twins at d = 0).
+CONTRIBUTION = 26
+#: Copies of a chunk's k x k games alive in the kernel (payoffs, tableau, strategies).
+GAME_COPIES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class LayerPlan:
+    """One layer on the cluster."""
+
+    layer: int
+    positions: int
+    summary_bytes: int
+    map_tasks: int
+    largest_task: int
+    """Positions of the largest map task (a group of prize sets)."""
+    part_in: int
+    """Bytes the largest map task reads of the summary below."""
+    map_bytes: int
+    """Peak bytes of a worker running the largest map task (``PROCESS`` and tables in)."""
+    reduce_tasks: int
+    part_out: int
+    """Bytes of the largest part of this layer's summary (a reduce task's result)."""
+    cpu_seconds: float
+    wall_seconds: float
+    to_builder: int
+    """Bytes of finished pages the builder receives (and writes)."""
+    between_workers: int
+    """Bytes of contributions sent from map to reduce tasks."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterPlan:
+    """Every layer, and what the whole build needs."""
+
+    spec: str
+    workers: int
+    worker_bytes: int
+    tables: int
+    """Bytes of the game's tables every worker holds."""
+    layers: list[LayerPlan]
+
+    @property
+    def cpu_seconds(self) -> float:
+        return sum(layer.cpu_seconds for layer in self.layers)
+
+    @property
+    def wall_seconds(self) -> float:
+        return sum(layer.wall_seconds for layer in self.layers)
+
+    @property
+    def disk_bytes(self) -> int:
+        return sum(layer.to_builder for layer in self.layers)
+
+    @property
+    def held_bytes(self) -> int:
+        """Summaries a worker keeps alive at worst: its share of two adjacent layers'."""
+        sizes = [layer.summary_bytes for layer in self.layers]
+        pairs = [a + b for a, b in zip(sizes, sizes[1:] + [0])]
+        return max(pairs) // self.workers
+
+    @property
+    def worker_peak(self) -> int:
+        """Peak bytes of one worker: its largest task and the summaries it keeps."""
+        return max(layer.map_bytes for layer in self.layers) + self.held_bytes
+
+    @property
+    def fits(self) -> bool:
+        return self.worker_peak <= self.worker_bytes
+
+
+def plan(face: WinLossIndex, spec: str, workers: int, worker_bytes: int) -> ClusterPlan:
+    """Return the plan of building ``face``'s game on ``workers`` single-threaded
+    workers of ``worker_bytes`` each (counts exact, times from ``RATES``)."""
+    tables = face.table_bytes()
+    layers = []
+    for k in face.layers():
+        _, _, hidden, offsets = face.blocks(k)
+        per_set = np.bincount(face.colex[hidden], np.diff(offsets),
+                              minlength=comb(face.n, k - 1)).astype(np.int64)
+        bounds = face.set_bounds(k - 1)
+        per_group = np.add.reduceat(per_set, bounds[:-1]) if len(per_set) else per_set
+        largest = int(per_group.max())
+        part_in = max(face.part_sizes(k - 1)) * 8 if k > 1 else 0
+        part_out = max(face.part_sizes(k)) * 8
+        chunk_games = min(largest, 1 << 16) * k * k * 8 * GAME_COPIES
+        held = int(largest * (CONTRIBUTION + STORED))
+        rate = RATES.get(k, max(RATES.values()))
+        cpu = face.size(k) * rate
+        layers.append(LayerPlan(
+            k, face.size(k), face.summary_size(k) * 8, int((per_group > 0).sum()), largest,
+            part_in, PROCESS + tables + part_in + chunk_games + held,
+            len(face.set_bounds(k)) - 1, part_out, cpu,
+            max(cpu / workers, largest * rate), int(face.size(k) * STORED),
+            int(face.size(k) * CONTRIBUTION)))
+    return ClusterPlan(spec, workers, worker_bytes, tables, layers)
+
+
+def _gb(n: float) -> str:
+    return f"{n / 1e9:,.1f}" if n >= 1e8 else f"{n / 1e9:,.3f}"
+
+
+def table(p: ClusterPlan) -> str:
+    """The plan as a table, a line a layer (largest first), and its totals."""
+    from gamedb.builder.estimate import duration, size
+
+    head = ("| layer | positions | map tasks | largest (positions) | part in MB | "
+            "map task memory | reduce tasks | part out MB | CPU h | wall | "
+            "to the builder GB | between workers GB |")
+    lines = [f"{p.spec} on {p.workers} workers of {size(p.worker_bytes)} (one thread "
+             f"each); the game's tables: {size(p.tables)} on every worker", "", head,
+             "|---:" * 12 + "|"]
+    for r in reversed(p.layers):
+        lines.append(f"| {r.layer} | {r.positions:,} | {r.map_tasks:,} | {r.largest_task:,} | "
+                     f"{r.part_in / 1e6:,.1f} | {size(r.map_bytes)} | {r.reduce_tasks:,} | "
+                     f"{r.part_out / 1e6:,.1f} | {r.cpu_seconds / 3600:,.2f} | "
+                     f"{duration(r.wall_seconds)} | {_gb(r.to_builder)} | "
+                     f"{_gb(r.between_workers)} |")
+    verdict = ("fits" if p.fits else
+               "does NOT fit: more memory a worker, or more workers (the summaries spread)")
+    lines += ["", f"total: {sum(r.positions for r in p.layers):,} positions, "
+                  f"{p.cpu_seconds / 3600:,.1f} CPU h, {duration(p.wall_seconds)} of wall "
+                  f"(layers one after the other, each as long as its share of CPU or its "
+                  f"largest task), {size(p.disk_bytes)} of file on the builder's disk; a "
+                  f"worker at most {size(p.worker_peak)} (largest task, and "
+                  f"{size(p.held_bytes)} of summaries kept): {verdict}"]
+    return "\n".join(lines)
+
+
+_SIZE = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)(i?)B?", re.I)
+
+
+def parse_size(text: str) -> int:
+    """Bytes of a size such as ``8GiB``, ``8G`` (both 8 * 2**30), ``8GB`` (8e9),
+    ``512MiB`` or ``1000000``; ValueError otherwise.
+
+    >>> parse_size("8GiB"), parse_size("1.5 GB"), parse_size("4096")
+    (8589934592, 1500000000, 4096)
+    """
+    match = _SIZE.fullmatch(text.strip())
+    if match is None or float(match[1]) <= 0:
+        raise ValueError(f"{text!r} is not a memory size (e.g. 8GiB, 512MiB, 16G)")
+    power = "KMGT".find(match[2].upper()) + 1 if match[2] else 0
+    decimal = not match[3] and text.strip().upper().endswith("B")  # GB, MB: powers of 1000
+    base = 1000 if decimal else 1024
+    return int(float(match[1]) * base ** power)
+
+
+def cluster_shape(cluster: str, workers: int | None, worker_bytes: int | None,
+                  available: int | None) -> tuple[int, int]:
+    """Return (workers, bytes a worker) to plan for: the given ones, else ``local:N``'s N
+    and this machine's available memory shared by them, else the running scheduler's
+    (its workers' threads and smallest memory limit; ``ClusterError`` if unreachable)."""
+    from gamedb.builder.cluster import parse_address
+
+    kind, where = parse_address(cluster)
+    if workers is not None and worker_bytes is not None:
+        return workers, worker_bytes
+    if kind == "local":
+        count = workers or int(where)
+        return count, worker_bytes or (available or 0) // count
+    info = _scheduler_info(str(where))
+    found = info.get("workers", {}).values()
+    threads = sum(int(w.get("nthreads", 1)) for w in found)
+    limits = [int(w.get("memory_limit") or 0) for w in found]
+    return (workers or max(threads, 1),
+            worker_bytes or (min(limits) if limits and min(limits) > 0 else available or 0))
+
+
+def _scheduler_info(address: str) -> dict[str, Any]:
+    from gamedb.builder.cluster import Dask
+
+    with Dask.connect(address) as run_on:
+        info: dict[str, Any] = run_on.client.scheduler_info()
+    return info
+
+
+__all__ = ["ClusterPlan", "LayerPlan", "RATES", "cluster_shape", "parse_size", "plan", "table"]
