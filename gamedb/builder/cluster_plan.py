@@ -5,11 +5,12 @@ map and reduce tasks of each layer (``builder.grouped``) hold, send and take, fr
 win/loss index's exact counts (its forward pass: seconds at 11 cards, minutes at 13)
 and the CPU rates measured on this project's own 11- and 12-card builds.
 
-A map task holds the game's tables (today the whole index is sent to every worker
-once), its group's part of the summary below, one chunk's stage games at a time, and
-its group's finished pages and contributions until it returns; a reduce task holds the
-contributions to its group and its part of the summary; each worker keeps its share of
-the two summaries alive between layers.
+A map task holds the tables of its layer and the layer below (sent to every worker
+once a layer), its group's part of the summary below, one chunk's stage games at a
+time, and its group's finished pages and contributions until it returns. A layer's
+contributions wait on the workers until the reduce tasks that need them have all their
+inputs: at worst the whole layer's, spread over the workers (Dask spills them to disk
+past a worker's memory limit). Each worker also keeps its share of two summaries.
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ STORED = 4.81
 #: Bytes a worker process holds before any task (Python, NumPy, numba's compiled code,
 #: Dask), measured as a worker's RSS at its first task.
 PROCESS = 300 << 20
-#: Bytes of a contribution to a reduce task: entry, term, draw (and some twins at d = 0).
-CONTRIBUTION = 26
+#: Bytes of the contributions of a position to the reduce tasks: entry (int32), term
+#: (float64), draw (int8), and a second one for some positions at score 0.
+CONTRIBUTION = 14
 #: Copies of a chunk's k x k games alive in the kernel (payoffs, tableau, strategies).
 GAME_COPIES = 3
 
@@ -53,7 +55,13 @@ class LayerPlan:
     """Bytes the largest map task reads of the summary below."""
     map_bytes: int
     """Peak bytes of a worker running the largest map task (``PROCESS`` and tables in)."""
+    waiting: int
+    """Bytes of the layer's contributions waiting for their reduce tasks, a worker's
+    share of all of them."""
     reduce_tasks: int
+    reduce_bytes: int
+    """Peak bytes of a worker running the largest reduce task: its inputs (k terms an
+    entry), a draw's selection of them, and its part."""
     part_out: int
     """Bytes of the largest part of this layer's summary (a reduce task's result)."""
     cpu_seconds: float
@@ -72,7 +80,7 @@ class ClusterPlan:
     workers: int
     worker_bytes: int
     tables: int
-    """Bytes of the game's tables every worker holds."""
+    """Bytes of the tables a worker holds for the layer that needs the most."""
     layers: list[LayerPlan]
 
     @property
@@ -96,8 +104,10 @@ class ClusterPlan:
 
     @property
     def worker_peak(self) -> int:
-        """Peak bytes of one worker: its largest task and the summaries it keeps."""
-        return max(layer.map_bytes for layer in self.layers) + self.held_bytes
+        """Peak bytes of one worker: its largest task, its share of the contributions
+        waiting, and the summaries it keeps."""
+        return max(max(layer.map_bytes, layer.reduce_bytes) + layer.waiting
+                   for layer in self.layers) + self.held_bytes
 
     @property
     def fits(self) -> bool:
@@ -107,9 +117,10 @@ class ClusterPlan:
 def plan(face: WinLossIndex, spec: str, workers: int, worker_bytes: int) -> ClusterPlan:
     """Return the plan of building ``face``'s game on ``workers`` single-threaded
     workers of ``worker_bytes`` each (counts exact, times from ``RATES``)."""
-    tables = face.table_bytes()
     layers = []
+    tables = 0
     for k in face.layers():
+        tables = max(tables, face.layer_bytes(k))
         _, _, hidden, offsets = face.blocks(k)
         per_set = np.bincount(face.colex[hidden], np.diff(offsets),
                               minlength=comb(face.n, k - 1)).astype(np.int64)
@@ -124,8 +135,11 @@ def plan(face: WinLossIndex, spec: str, workers: int, worker_bytes: int) -> Clus
         cpu = face.size(k) * rate
         layers.append(LayerPlan(
             k, face.size(k), face.summary_size(k) * 8, int((per_group > 0).sum()), largest,
-            part_in, PROCESS + tables + part_in + chunk_games + held,
-            len(face.set_bounds(k)) - 1, part_out, cpu,
+            part_in, PROCESS + face.layer_bytes(k) + part_in + chunk_games + held,
+            int(face.size(k) * CONTRIBUTION) // workers,
+            len(face.set_bounds(k)) - 1,
+            PROCESS + face.layer_bytes(k) + int(part_out // 8 * k * 13 * 1.2) + part_out,
+            part_out, cpu,
             max(cpu / workers, largest * rate), int(face.size(k) * STORED),
             int(face.size(k) * CONTRIBUTION)))
     return ClusterPlan(spec, workers, worker_bytes, tables, layers)
@@ -140,14 +154,17 @@ def table(p: ClusterPlan) -> str:
     from gamedb.builder.estimate import duration, size
 
     head = ("| layer | positions | map tasks | largest (positions) | part in MB | "
-            "map task memory | reduce tasks | part out MB | CPU h | wall | "
+            "map task memory | waiting a worker | reduce tasks | reduce task memory | "
+            "part out MB | CPU h | wall | "
             "to the builder GB | between workers GB |")
     lines = [f"{p.spec} on {p.workers} workers of {size(p.worker_bytes)} (one thread "
-             f"each); the game's tables: {size(p.tables)} on every worker", "", head,
-             "|---:" * 12 + "|"]
+             f"each); the game's tables: at most {size(p.tables)} on every worker (a layer's)",
+             "", head,
+             "|---:" * 14 + "|"]
     for r in reversed(p.layers):
         lines.append(f"| {r.layer} | {r.positions:,} | {r.map_tasks:,} | {r.largest_task:,} | "
-                     f"{r.part_in / 1e6:,.1f} | {size(r.map_bytes)} | {r.reduce_tasks:,} | "
+                     f"{r.part_in / 1e6:,.1f} | {size(r.map_bytes)} | {size(r.waiting)} | "
+                     f"{r.reduce_tasks:,} | {size(r.reduce_bytes)} | "
                      f"{r.part_out / 1e6:,.1f} | {r.cpu_seconds / 3600:,.2f} | "
                      f"{duration(r.wall_seconds)} | {_gb(r.to_builder)} | "
                      f"{_gb(r.between_workers)} |")
@@ -157,7 +174,8 @@ def table(p: ClusterPlan) -> str:
                   f"{p.cpu_seconds / 3600:,.1f} CPU h, {duration(p.wall_seconds)} of wall "
                   f"(layers one after the other, each as long as its share of CPU or its "
                   f"largest task), {size(p.disk_bytes)} of file on the builder's disk; a "
-                  f"worker at most {size(p.worker_peak)} (largest task, and "
+                  f"worker at most {size(p.worker_peak)} (its largest task, its share "
+                  f"of the contributions waiting for the reduce tasks, and "
                   f"{size(p.held_bytes)} of summaries kept): {verdict}"]
     return "\n".join(lines)
 

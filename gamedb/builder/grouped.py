@@ -44,6 +44,8 @@ class Grouped(LayerSource, Protocol):
 
     def set_bounds(self, size: int) -> Ints: ...
 
+    def for_layer(self, layer: int) -> Grouped: ...
+
     def map_groups(self, layer: int, target: int) -> dict[int, list[int]]: ...
 
     def partition(self, layer: int, group: int, summary: Floats) -> Floats: ...
@@ -119,9 +121,11 @@ def _piece(result: tuple[list[tuple[int, Chunk, int]], dict[int, Piece]], h: int
     return result[1].get(h)
 
 
-def reduce_task(source: Grouped, size: int, *pieces: Piece | None) -> Floats:
-    """Group H's part of the layer's summary from the map tasks' pieces for H."""
-    return source.reduce(size, [piece for piece in pieces if piece is not None])
+def reduce_task(reduce: Callable[[int, list[Piece]], Floats], size: int,
+                *pieces: Piece | None) -> Floats:
+    """Group H's part of the layer's summary from the map tasks' pieces for H
+    (``reduce``: the source's, which needs none of its tables)."""
+    return reduce(size, [piece for piece in pieces if piece is not None])
 
 
 class Forgotten(RuntimeError):
@@ -136,7 +140,6 @@ class GroupedLayer:
         self.client, self.source = run_on.client, source
         with translated(self.client):
             self.client.wait_for_workers(1)
-            self._source = self.client.scatter(source, broadcast=True, hash=False)
 
     def parts(self, layer: int, summary: Floats) -> Parts:
         """Send a summary held here (read from the file) to the cluster as parts."""
@@ -155,17 +158,18 @@ class GroupedLayer:
         client, source = self.client, self.source
         target = paged.page_size
         groups = source.map_groups(layer, target)
-        with translated(client):
+        with translated(client):  # the workers get the tables of this layer only
+            tables = client.scatter(source.for_layer(layer), broadcast=True, hash=False)
             maps: dict[int, Future[Any]] = {}
             for g, numbers in sorted(groups.items()):
                 part = None if below is None else below.futures[g]
-                maps[g] = client.submit(map_task, self._source, layer, paged, strategies,
+                maps[g] = client.submit(map_task, tables, layer, paged, strategies,
                                         target, g, numbers, part, stored(numbers), pure=False)
             sizes = source.part_sizes(layer)
             reduces = []
             for h, feeders in sorted(source.feeds(layer).items()):
                 pieces = [client.submit(_piece, maps[g], h, pure=False) for g in feeders]
-                reduces.append(client.submit(reduce_task, self._source, sizes[h], *pieces,
+                reduces.append(client.submit(reduce_task, type(source).reduce, sizes[h], *pieces,
                                              pure=False))
             pages = [client.submit(_pages, future, pure=False) for future in maps.values()]
             del maps
