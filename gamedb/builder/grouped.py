@@ -163,8 +163,11 @@ class GroupedLayer:
             maps: dict[int, Future[Any]] = {}
             for g, numbers in sorted(groups.items()):
                 part = None if below is None else below.futures[g]
+                given: Any = stored(numbers)
+                if given:  # a resumed layer's stored chunks: data, not part of the graph
+                    given = client.scatter(given, hash=False)
                 maps[g] = client.submit(map_task, tables, layer, paged, strategies,
-                                        target, g, numbers, part, stored(numbers), pure=False)
+                                        target, g, numbers, part, given, pure=False)
             sizes = source.part_sizes(layer)
             reduces = []
             for h, feeders in sorted(source.feeds(layer).items()):
