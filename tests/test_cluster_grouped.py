@@ -121,7 +121,7 @@ def test_a_worker_killed_mid_layer_on_a_scheduler_changes_nothing(local: Path,
 
             def kill_a_busy_worker(done: int, total: int) -> None:
                 busy = [w for w, tasks in watcher.processing().items() if tasks and w in pids]
-                if busy and not killed and done > total // 4:
+                if busy and not killed and done > total // 8:
                     os.kill(pids[busy[0]], signal.SIGKILL)
                     killed.append(busy[0])
 

@@ -237,8 +237,10 @@ class WinLossIndex(Chained):
 
     def set_bounds(self, size: int) -> Ints:
         """Return the groups of the prize sets of ``size`` cards (colex ranks
-        bounds[g]..bounds[g+1]-1), packed by the positions of layer ``size + 1`` that
-        hide them (one group for the n cards)."""
+        bounds[g]..bounds[g+1]-1), packed by the work each set brings to the two kinds
+        of task that use the cut: the positions of layer ``size + 1`` that hide it (a
+        map task's), and the terms its chance nodes of layer ``size`` receive (a reduce
+        task's: ``size`` an entry). One group for the n cards."""
         if size not in self._bounds:
             sets = comb(self.n, size)
             if size >= self.n:
@@ -246,6 +248,10 @@ class WinLossIndex(Chained):
             else:
                 _, _, hidden, offsets = self.blocks(size + 1)
                 weights = np.bincount(self.colex[hidden], np.diff(offsets), minlength=sets)
+                if size >= 1:
+                    patterns = len(self._codes[size])
+                    entries = np.diff(self.offsets(size)[::patterns])
+                    weights = np.maximum(weights, size * entries)
                 self._bounds[size] = groups.pack(weights.astype(np.int64), self.group_target)
         return self._bounds[size]
 
