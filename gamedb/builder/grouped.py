@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 Piece = tuple[Ints, Floats, Ints]
 """Contributions to one reduce group: (entries of its part, terms, draws)."""
+Solved = list[tuple[int, Chunk, int]]
+"""A map task's chunks: (number, the finished chunk, the kernel's fallbacks)."""
+MapResult = tuple[Solved, dict[int, Piece]]
 
 
 class Grouped(LayerSource, Protocol):
@@ -84,14 +87,14 @@ class Parts:
 
 def map_task(source: Grouped, layer: int, paged: PageLayer, strategies: bool, target: int,
              group: int, numbers: list[int], part: Floats | None,
-             stored: dict[int, Floats]) -> tuple[list[tuple[int, Chunk, int]], dict[int, Piece]]:
+             stored: dict[int, Floats]) -> MapResult:
     """Solve group ``group``'s chunks ``numbers`` of ``layer`` (those not in ``stored``,
     whose values are given) from ``part``; return them as pages numbered by their chunk,
     with the kernel's fallbacks, and their contributions by reduce group."""
     from gamedb.builder.runner import solve_range  # the runner imports this module
     sliced = source.group_slice(layer, group, part)
     chunks = source.chunks(layer, target)
-    solved: list[tuple[int, Chunk, int]] = []
+    solved: Solved = []
     pieces: dict[int, list[Piece]] = {}
     for number in numbers:
         start, stop = chunks[number]
@@ -113,11 +116,11 @@ def _joined(pieces: list[Piece]) -> Piece:
     return np.concatenate(entry), np.concatenate(term), np.concatenate(draw)
 
 
-def _pages(result: tuple[list[tuple[int, Chunk, int]], dict[int, Piece]]) -> list[tuple[int, Chunk, int]]:
+def _pages(result: MapResult) -> Solved:
     return result[0]
 
 
-def _piece(result: tuple[list[tuple[int, Chunk, int]], dict[int, Piece]], h: int) -> Piece | None:
+def _piece(result: MapResult, h: int) -> Piece | None:
     return result[1].get(h)
 
 
@@ -172,8 +175,8 @@ class GroupedLayer:
             reduces = []
             for h, feeders in sorted(source.feeds(layer).items()):
                 pieces = [client.submit(_piece, maps[g], h, pure=False) for g in feeders]
-                reduces.append(client.submit(reduce_task, type(source).reduce, sizes[h], *pieces,
-                                             pure=False))
+                reduces.append(client.submit(reduce_task, type(source).reduce, sizes[h],
+                                             *pieces, pure=False))
             pages = [client.submit(_pages, future, pure=False) for future in maps.values()]
             del maps
         for future in _completed(client, pages):
@@ -212,5 +215,5 @@ def _completed(client: Client, futures: list[Future[Any]]) -> Iterator[Future[An
             yield future
 
 
-__all__ = ["Forgotten", "Grouped", "GroupedLayer", "Parts", "grouped_layer", "is_grouped", "map_task",
-           "reduce_task"]
+__all__ = ["Forgotten", "Grouped", "GroupedLayer", "Parts", "grouped_layer", "is_grouped",
+           "map_task", "reduce_task"]

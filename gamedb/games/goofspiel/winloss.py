@@ -617,7 +617,8 @@ def _accumulate(values: Floats, block: Ints, code: Ints, blocks: tuple[Ints, Int
         out[score_rank(reach, first, cp * patterns + c, words, d + r, bits)] += inv * values[i]
         t = twin[c]
         if d == 0 and t != c:
-            out[score_rank(reach, first, cp * patterns + t, words, r, bits)] += (-1.0 / k) * values[i]
+            twin_at = score_rank(reach, first, cp * patterns + t, words, r, bits)
+            out[twin_at] += (-1.0 / k) * values[i]
 
 
 @njit(cache=True)
