@@ -19,6 +19,7 @@ the same doubles in the same order, so the same summary) and continues at positi
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from collections.abc import Callable, Iterator
@@ -69,9 +70,6 @@ def run_layers(source: LayerSource, writer: Writer, run_on: Executor, *, chunk_s
         observer: told the counts, the ETA, and when stored values are re-read.
     """
     sizes = {layer: source.size(layer) for layer in source.layers()}
-    for layer, paged in writer.pages.layers.items():
-        if paged.keyed:  # a cluster build stores a layer's pages in any order
-            writer.keep_page_prefix(layer)
     run = _Run(source, writer, sizes, run_on, chunk_size, strategies_from, observer)
     summaries = _Summaries(source)
     for layer in summaries.order:
@@ -140,11 +138,11 @@ class _Run(Committer):
         if isinstance(below, Parts):
             assert isinstance(self.run_on, Dask), "parts live on a cluster"
             below = below.gather(self.run_on.client)
+        if paged is not None and paged.keyed:
+            return self._keyed(layer, below, paged, done)
         summary = self.stored_summary(layer, done)
         if paged is None:
             target = self.chunk_size
-        elif paged.keyed:
-            target = paged.page_size  # a chunk is one page (whole blocks)
         else:
             target = max(1, self.chunk_size // paged.page_size) * paged.page_size
         ranges = [(max(start, done), stop) for start, stop in self.source.chunks(layer, target)
@@ -156,14 +154,45 @@ class _Run(Committer):
             self.commit(chunk, fell_back, stop)
         return summary
 
+    def _keyed(self, layer: int, below: Any, paged: PageLayer, done: int) -> Floats:
+        """Solve and store the chunks of a keyed page layer not stored yet (a chunk is one
+        page, numbered by its place in key order; a cluster build stores them in any
+        order), adding every chunk's values, stored or solved, in key order."""
+        chunks = self.source.chunks(layer, paged.page_size)
+        stored = self.writer.page_numbers(layer)
+        if done:
+            self.observer.stage(f"re-reading the {done:,} positions of layer {layer} "
+                                "stored before, to resume")
+        todo = [bounds for number, bounds in enumerate(chunks) if number not in stored]
+        solve = functools.partial(solve_range, self.source, layer, below, paged,
+                                  layer >= self.split)
+        solved = self._solved(solve, todo)
+        summary = np.zeros(self.source.summary_size(layer))
+        rereading = bool(done)
+        for number, (start, stop) in enumerate(chunks):
+            if number in stored:
+                values = self.writer.page_values(layer, number)
+            else:
+                if rereading:
+                    self.observer.stage("solving")
+                    rereading = False
+                chunk, fell_back = next(solved)
+                assert isinstance(chunk, ChunkPages), "a keyed layer's chunk is a page"
+                chunk = dataclasses.replace(chunk, first_page=number)
+                values = chunk.values
+                done += chunk.size
+                self.commit(chunk, fell_back, done)
+            self.source.accumulate(layer, start, stop, values, summary)
+        return summary
+
     def _grouped(self, layer: int, below: Any, paged: PageLayer, done: int) -> Parts:
         """Solve and store the rest of ``layer`` by map and reduce tasks on the cluster
         (``builder.grouped``); return its summary's parts there."""
         assert isinstance(self.run_on, Dask), "a grouped layer runs on a cluster"
 
         def values(numbers: list[int]) -> dict[int, Floats]:
-            pages = {i: self.writer.pages.page(layer, i) for i in numbers}
-            return {i: rows.values for i, rows in pages.items() if rows is not None}
+            stored = self.writer.page_numbers(layer)
+            return {i: self.writer.page_values(layer, i) for i in numbers if i in stored}
 
         for attempt in range(RESENDS + 1):
             if self._groups is None:

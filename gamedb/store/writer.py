@@ -223,20 +223,20 @@ class Writer:
         rows = self._conn.execute(select(schema.layers.c.layer, schema.layers.c.done))
         return {int(layer): int(done) for layer, done in rows}
 
-    def keep_page_prefix(self, layer: int) -> None:
-        """Delete the pages of a keyed page layer after its first missing one, and count
-        the rest as done (a cluster build stores a layer's pages in any order; a
-        resumed build continues from a prefix, as every reader expects)."""
-        raw = self._raw
-        pages = [int(page) for (page,) in raw.execute(
-            "SELECT page FROM pages WHERE layer = ? ORDER BY page", (layer,))]
-        if pages == list(range(len(pages))):
-            return
-        keep = next(i for i, page in enumerate(pages) if page != i)
-        with _full_disk_said(self.path), _transaction(raw):
-            raw.execute("DELETE FROM pages WHERE layer = ? AND page >= ?", (layer, keep))
-            raw.execute("UPDATE layers SET done = (SELECT coalesce(sum(count), 0) FROM pages "
-                        "WHERE layer = ?) WHERE layer = ?", (layer, layer))
+    def page_numbers(self, layer: int) -> set[int]:
+        """Return the numbers of the stored pages of a page layer (a keyed layer built
+        on a cluster stores them in any order)."""
+        return {int(page) for (page,) in self._raw.execute(
+            "SELECT page FROM pages WHERE layer = ?", (layer,))}
+
+    def page_values(self, layer: int, page: int) -> npt.NDArray[np.float64]:
+        """Return the values of one stored page, checked finite (``DamagedFile``)."""
+        with damage_said(self.path, f"layer {layer}"):
+            rows = self.pages.page(layer, page)
+        if rows is None or not np.isfinite(rows.values).all():
+            raise DamagedFile(self.path, f"layer {layer}: page {page} is missing or holds "
+                                         "a value that is not a finite number")
+        return rows.values
 
     def layer_values(self, layer: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """Return the stored keys (sorted) and values of one layer."""
