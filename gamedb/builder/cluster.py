@@ -39,7 +39,7 @@ from gamedb.builder.workers import WorkerDied, Workers
 from gamedb.store.engine import interrupts_deferred
 
 if TYPE_CHECKING:  # distributed is optional: imported only when a cluster is used
-    from distributed import Client, Future, LocalCluster
+    from distributed import Client as Client, Future as Future, LocalCluster
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -286,6 +286,21 @@ def cancelled_here(client: Client, exc: BaseException) -> bool:
     return (isinstance(exc, distributed.client.FutureCancelledError)
             and "scheduler-connection-lost" not in str(exc)
             and client.status == "running")
+
+
+def completed(client: Client, futures: list[Future[Any]]) -> Iterator[Future[Any]]:
+    """Yield ``futures`` as they finish (Dask's ``as_completed`` on this client), a
+    lost scheduler said as ``translated`` says it."""
+    if not futures:
+        return
+    with translated(client):
+        pending = _distributed().as_completed(futures, loop=client.loop)
+    while True:
+        with translated(client):
+            future = next(pending, None)
+        if future is None:
+            return
+        yield future
 
 
 def _quiet_client_logs() -> None:

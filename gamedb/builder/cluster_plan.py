@@ -17,12 +17,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from math import comb
 from typing import Any
 
-import numpy as np
-
-from gamedb.games.goofspiel.winloss import WinLossIndex
+from gamedb.builder.grouped import Grouped
 
 #: CPU seconds a position of a k x k layer costs, measured: the largest of the 11-card
 #: file and the 12-card build (``layers.seconds / layers.done``, the workers' seconds on
@@ -120,31 +117,28 @@ class ClusterPlan:
         return self.worker_peak <= self.worker_bytes
 
 
-def plan(face: WinLossIndex, spec: str, workers: int, worker_bytes: int) -> ClusterPlan:
+def plan(face: Grouped, spec: str, workers: int, worker_bytes: int) -> ClusterPlan:
     """Return the plan of building ``face``'s game on ``workers`` single-threaded
     workers of ``worker_bytes`` each (counts exact, times from ``RATES``)."""
     layers = []
     tables = 0
     for k in face.layers():
         tables = max(tables, face.layer_bytes(k))
-        _, _, hidden, offsets = face.blocks(k)
-        per_set = np.bincount(face.colex[hidden], np.diff(offsets),
-                              minlength=comb(face.n, k - 1)).astype(np.int64)
-        bounds = face.set_bounds(k - 1)
-        per_group = np.add.reduceat(per_set, bounds[:-1]) if len(per_set) else per_set
+        per_group = face.map_group_sizes(k)
+        stage = face.stage_size(k)
         largest = int(per_group.max())
         part_in = max(face.part_sizes(k - 1)) * 8 if k > 1 else 0
         part_out = max(face.part_sizes(k)) * 8
-        chunk_games = min(largest, 1 << 16) * k * k * 8 * GAME_COPIES
+        chunk_games = min(largest, 1 << 16) * stage * stage * 8 * GAME_COPIES
         held = int(largest * (CONTRIBUTION + STORED))
-        rate = RATES.get(k, max(RATES.values()))
+        rate = RATES.get(stage, max(RATES.values()))
         cpu = face.size(k) * rate
         layers.append(LayerPlan(
             k, face.size(k), face.summary_size(k) * 8, int((per_group > 0).sum()), largest,
             part_in, PROCESS + face.layer_bytes(k) + part_in + chunk_games + held,
             int(face.size(k) * CONTRIBUTION) // workers,
             len(face.set_bounds(k)) - 1,
-            PROCESS + face.layer_bytes(k) + int(part_out // 8 * k * 13 * 1.2) + part_out,
+            PROCESS + face.layer_bytes(k) + int(part_out // 8 * stage * 13 * 1.2) + part_out,
             part_out, cpu,
             max(cpu / workers, largest * rate), int(face.size(k) * STORED),
             int(face.size(k) * CONTRIBUTION)))

@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from gamedb.builder.cluster import Dask, cancelled_here, task_failed, translated
+from gamedb.builder.cluster import Dask, cancelled_here, completed, task_failed, translated
 from gamedb.games.source import LayerSource
 from gamedb.store.pages import PageLayer
 from gamedb.store.writer import Chunk, ChunkPages
 from gamedb.types import Floats, Ints
 
 if TYPE_CHECKING:
-    from distributed import Client, Future
+    from gamedb.builder.cluster import Client, Future
 
 Piece = tuple[Ints, Floats, Ints]
 """Contributions to one reduce group: (entries of its part, terms, draws)."""
@@ -63,6 +63,12 @@ class Grouped(LayerSource, Protocol):
     def feeds(self, layer: int) -> dict[int, list[int]]: ...
 
     def part_sizes(self, layer: int) -> list[int]: ...
+
+    def map_group_sizes(self, layer: int) -> Ints: ...
+
+    def stage_size(self, layer: int) -> int: ...
+
+    def layer_bytes(self, layer: int) -> int: ...
 
 
 def is_grouped(source: LayerSource) -> bool:
@@ -179,7 +185,7 @@ class GroupedLayer:
                                              *pieces, pure=False))
             pages = [client.submit(_pages, future, pure=False) for future in maps.values()]
             del maps
-        for future in _completed(client, pages):
+        for future in completed(client, pages):
             try:
                 solved = future.result()
             except Exception as exc:
@@ -199,20 +205,6 @@ def grouped_layer(run_on: Any, source: LayerSource, paged: PageLayer | None) -> 
     """True if this layer is built by map and reduce tasks: a grouped source, a keyed
     page layer, on a Dask cluster."""
     return isinstance(run_on, Dask) and is_grouped(source) and paged is not None and paged.keyed
-
-
-def _completed(client: Client, futures: list[Future[Any]]) -> Iterator[Future[Any]]:
-    """Yield ``futures`` as they finish (Dask's ``as_completed`` of this client)."""
-    if futures:
-        import distributed
-        with translated(client):
-            completed = distributed.as_completed(futures, loop=client.loop)
-        while True:
-            with translated(client):
-                future = next(completed, None)
-            if future is None:
-                return
-            yield future
 
 
 __all__ = ["Forgotten", "Grouped", "GroupedLayer", "Parts", "grouped_layer", "is_grouped",

@@ -172,10 +172,10 @@ def _print_cluster_plan(game: Any, cluster: str, workers: int | None, memory: in
     from gamedb.builder.cluster import ClusterError
     from gamedb.builder.cluster_plan import cluster_shape, plan, table
     from gamedb.builder.estimate import available_memory
-    from gamedb.games.goofspiel.winloss import WinLossIndex
+    from gamedb.builder.grouped import is_grouped
 
     face = game.indexed_face()
-    if not isinstance(face, WinLossIndex):
+    if face is None or not is_grouped(face):
         return False
     try:
         count, each = cluster_shape(cluster, workers, memory, available_memory())

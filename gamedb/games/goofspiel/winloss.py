@@ -29,7 +29,6 @@ for bit. A decided successor contributes sign(d') / draws summed draws times, as
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from math import comb
 
@@ -284,7 +283,8 @@ class WinLossIndex(Chained):
         for k in keep:
             self.offsets(k)
         self.runs(layer)
-        part = copy.copy(self)
+        part = WinLossIndex.__new__(WinLossIndex)
+        part.__dict__.update(self.__dict__)
         part._reach = {k: self.reach()[k] for k in keep}
         part._tables = {k: self.tables(k) for k in keep}
         part._blocks = {layer: self.blocks(layer)}
@@ -294,6 +294,19 @@ class WinLossIndex(Chained):
         part._sizes = {layer: self.size(layer)}
         part._last = ((0, 0, 0), (ZERO, ZERO))
         return part
+
+    def map_group_sizes(self, layer: int) -> Ints:
+        """Return the positions of each map group of ``layer`` (``builder.cluster_plan``)."""
+        _, _, hidden, offsets = self.blocks(layer)
+        per_set = np.bincount(self.colex[hidden], np.diff(offsets),
+                              minlength=comb(self.n, layer - 1)).astype(np.int64)
+        sizes: Ints = np.add.reduceat(per_set, self.set_bounds(layer - 1)[:-1])
+        return sizes
+
+    def stage_size(self, layer: int) -> int:
+        """Return the rows of ``layer``'s stage games, and the terms each of its summary
+        entries receives (one a draw): k for layer k (``builder.cluster_plan``)."""
+        return layer
 
     def layer_bytes(self, layer: int) -> int:
         """Bytes of ``for_layer(layer)``'s tables (``builder.cluster_plan``)."""
