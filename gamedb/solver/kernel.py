@@ -161,18 +161,20 @@ def _solve_one(
     if not finite:
         return np.nan, np.nan, np.nan
     scale = hi - lo
-    if scale == np.inf:  # the range overflows
-        return np.nan, game_gap(game, m, n, x, y), scale
-    if minmax - maxmin <= _SADDLE_TOL * scale:
+    value = np.nan  # if the range overflows, or the simplex does not finish
+    if scale == np.inf:
+        pass
+    elif minmax - maxmin <= _SADDLE_TOL * scale:
         x[best_row] = 1.0
         y[best_col] = 1.0
         saddle: float = game[best_row, best_col]
         return saddle, (minmax + 0.0) - (maxmin + 0.0), scale
-    _load(tableau, game, m, n, lo, scale, basic, nonbasic)
-    if not _simplex(tableau, m, n, basic, nonbasic, pivot_row):
-        return np.nan, game_gap(game, m, n, x, y), scale
-    shifted_value = _read(tableau, m, n, basic, nonbasic, x, y)
-    return lo + scale * (shifted_value - 1.0), game_gap(game, m, n, x, y), scale
+    else:
+        _load(tableau, game, m, n, lo, scale, basic, nonbasic)
+        if _simplex(tableau, m, n, basic, nonbasic, pivot_row):
+            shifted_value = _read(tableau, m, n, basic, nonbasic, x, y)
+            value = lo + scale * (shifted_value - 1.0)
+    return value, game_gap(game, m, n, x, y), scale
 
 
 @_inline_jit
