@@ -29,6 +29,13 @@ rule the ratio test is Harris' two-pass test (P. M. J. Harris, Math. Prog. 5, 19
 among the rows whose ratio is within the longest step that takes no right-hand side
 below -1e-13, the largest pivot wins, for stability. A game that does not finish gets a
 NaN value; `solve_games` re-solves it on the reference path.
+
+Each solution's gap (`game_gap`) is computed as soon as the game is solved, while its
+payoffs are still in the CPU's caches (`solve_checked`); `solve_games` checks it.
+
+Speed without changing a bit: the loops are written so that the compiler can keep
+them free of data-dependent branches or vectorise them (running minima as selects,
+the pivot row read from a copy), and no rounding is added, removed or reordered.
 """
 
 from __future__ import annotations
@@ -46,10 +53,12 @@ _TINY = 1e-12  # relative probability below which an action is treated as unplay
 _GRID = 2.0**52  # probabilities are rounded to multiples of 2**-52 (see _normalize)
 
 #: Games solved per compiled call (``solve_batch``): 16 k games of 6 x 6 are 4.5 MiB,
-#: which the CPU's caches keep for ``solve_games``' gap check of the same slice.
+#: which the CPU's caches keep while the outputs of the slice are written.
 SLICE = 16_384
+_UNIT = 2.0**-52  # 1 / _GRID: dividing by a power of two is multiplying by its inverse
 
-_Work = tuple[Floats, Ints, Ints, Floats]  # tableau, basic, nonbasic, column maxima
+#: Work arrays: the tableau, basic and nonbasic labels, column maxima, the pivot row
+_Work = tuple[Floats, Ints, Ints, Floats, Floats]
 
 # Helpers are inlined into the batch loop: passing array views between compiled
 # functions costs reference counting, which doubled the time of the saddle-point path.
@@ -77,20 +86,33 @@ def solve_batch(
         ValueError: if the shapes or the counts are inconsistent.
         TypeError: if the counts are not integers.
     """
+    values, row_strategies, col_strategies, _, _ = solve_checked(payoffs, n_rows, n_cols)
+    return values, row_strategies, col_strategies
+
+
+def solve_checked(
+    payoffs: npt.ArrayLike, n_rows: npt.ArrayLike, n_cols: npt.ArrayLike
+) -> tuple[Floats, Floats, Floats, Floats, Floats]:
+    """`solve_batch`, and the gap and the payoff range of each solution (`game_gap`).
+
+    The gap is computed while the game is still in the CPU's caches; it is the double
+    that ``matrix_game.batch_gaps`` returns for the same strategies. The range is NaN
+    for a game with a non-finite payoff (its gap too), inf if it overflows.
+    """
     matrices = np.ascontiguousarray(payoffs, dtype=np.float64)
     if matrices.ndim != 3:
         raise ValueError(f"payoffs must be (B, R, C), got shape {matrices.shape}")
     batch, max_rows, max_cols = matrices.shape
     rows = _as_counts(n_rows, batch, max_rows, "n_rows")
     cols = _as_counts(n_cols, batch, max_cols, "n_cols")
-    values = np.empty(batch)
+    values, gaps, ranges = np.empty(batch), np.empty(batch), np.empty(batch)
     row_strategies = np.zeros((batch, max_rows))
     col_strategies = np.zeros((batch, max_cols))
     for start in range(0, batch, SLICE):  # one slice's games stay in the cache
         part = slice(start, start + SLICE)
         _solve_all(matrices[part], rows[part], cols[part], values[part],
-                   row_strategies[part], col_strategies[part])
-    return values, row_strategies, col_strategies
+                   row_strategies[part], col_strategies[part], gaps[part], ranges[part])
+    return values, row_strategies, col_strategies, gaps, ranges
 
 
 def _as_counts(counts: npt.ArrayLike, batch: int, limit: int, name: str) -> Ints:
@@ -106,70 +128,83 @@ def _as_counts(counts: npt.ArrayLike, batch: int, limit: int, name: str) -> Ints
 
 @njit(cache=True, error_model="numpy")
 def _solve_all(
-    payoffs: Floats, n_rows: Ints, n_cols: Ints,
-    values: Floats, row_strategies: Floats, col_strategies: Floats,
+    payoffs: Floats, n_rows: Ints, n_cols: Ints, values: Floats,
+    row_strategies: Floats, col_strategies: Floats, gaps: Floats, ranges: Floats,
 ) -> None:
-    """Solve every game of the batch, reusing one set of work arrays."""
+    """Solve and check every game of the batch, reusing one set of work arrays."""
     _, max_rows, max_cols = payoffs.shape
     tableau = np.empty((max_rows + 1, max_cols + 1))
     basic = np.empty(max_rows, dtype=np.int64)
     nonbasic = np.empty(max_cols, dtype=np.int64)
     col_max = np.empty(max_cols)
+    pivot_row = np.empty(max_cols + 1)
+    work = (tableau, basic, nonbasic, col_max, pivot_row)
     for k in range(payoffs.shape[0]):
-        values[k] = _solve_one(
-            payoffs[k], n_rows[k], n_cols[k], (tableau, basic, nonbasic, col_max),
-            row_strategies[k], col_strategies[k],
-        )
+        values[k], gaps[k], ranges[k] = _solve_one(
+            payoffs[k], n_rows[k], n_cols[k], work, row_strategies[k], col_strategies[k])
 
 
 @_inline_jit
 def _solve_one(
     game: Floats, m: int, n: int, work: _Work, x: Floats, y: Floats
-) -> float:
-    """Solve game[:m, :n] into x[:m], y[:n] (both zero on entry); return its value."""
-    tableau, basic, nonbasic, col_max = work
-    maxmin, best_row, lo, bad = _scan(game, m, n, col_max)
+) -> tuple[float, float, float]:
+    """Solve game[:m, :n] into x[:m], y[:n] (both zero on entry); return its value, the
+    gap of (x, y) (`game_gap`) and the payoff range (NaN for a non-finite payoff).
+
+    A saddle point's gap is (minmax + 0.0) - (maxmin + 0.0), which is what `game_gap`
+    computes for pure strategies: each of its sums adds +-0 (a finite payoff times 0)
+    and one payoff to 0.0, which gives that payoff, or +0 for a zero of either sign.
+    """
+    tableau, basic, nonbasic, col_max, pivot_row = work
+    maxmin, best_row, lo, finite = _scan(game, m, n, col_max)
     minmax, best_col, hi = _column_extremes(col_max, n)
-    if bad != 0.0 or hi - lo == np.inf:  # NaN or infinite entries, or range overflow
-        return np.nan
-    if minmax - maxmin <= _SADDLE_TOL * (hi - lo):
+    if not finite:
+        return np.nan, np.nan, np.nan
+    scale = hi - lo
+    value = np.nan  # if the range overflows, or the simplex does not finish
+    if scale == np.inf:
+        pass
+    elif minmax - maxmin <= _SADDLE_TOL * scale:
         x[best_row] = 1.0
         y[best_col] = 1.0
         saddle: float = game[best_row, best_col]
-        return saddle
-    scale = hi - lo
-    _load(tableau, game, m, n, lo, scale, basic, nonbasic)
-    if not _simplex(tableau, m, n, basic, nonbasic):
-        return np.nan
-    shifted_value = _read(tableau, m, n, basic, nonbasic, x, y)
-    return lo + scale * (shifted_value - 1.0)
+        return saddle, (minmax + 0.0) - (maxmin + 0.0), scale
+    else:
+        _load(tableau, game, m, n, lo, scale, basic, nonbasic)
+        if _simplex(tableau, m, n, basic, nonbasic, pivot_row):
+            shifted_value = _read(tableau, m, n, basic, nonbasic, x, y)
+            value = lo + scale * (shifted_value - 1.0)
+    return value, game_gap(game, m, n, x, y), scale
 
 
 @_inline_jit
 def _scan(
     game: Floats, m: int, n: int, col_max: Floats
-) -> tuple[float, int, float, float]:
-    """Fill col_max[:n]; return (max row minimum, its row, min entry, non-finite flag)."""
+) -> tuple[float, int, float, bool]:
+    """Fill col_max[:n]; return (max row minimum, its row, min entry, all finite).
+
+    Written without branches on the data (a flag, not a running sum of ``a * 0``, for
+    finiteness): the extremes are the same doubles as the plain comparisons give.
+    """
     for j in range(n):
         col_max[j] = -np.inf
     maxmin = -np.inf
     lo = np.inf
     best_row = 0
-    bad = 0.0
+    finite = True
     for i in range(m):
         row_min = np.inf
         for j in range(n):
             a = game[i, j]
-            bad += a * 0.0  # 0 for finite entries, NaN otherwise
-            if a < row_min:
-                row_min = a
-            if a > col_max[j]:
-                col_max[j] = a
+            finite &= abs(a) < np.inf  # False for inf and NaN
+            row_min = a if a < row_min else row_min
+            column = col_max[j]
+            col_max[j] = a if a > column else column
         if row_min > maxmin:
             maxmin = row_min
             best_row = i
         lo = min(lo, row_min)
-    return maxmin, best_row, lo, bad
+    return maxmin, best_row, lo, finite
 
 
 @_inline_jit
@@ -204,7 +239,9 @@ def _load(
 
 
 @_inline_jit
-def _simplex(tableau: Floats, m: int, n: int, basic: Ints, nonbasic: Ints) -> bool:
+def _simplex(
+    tableau: Floats, m: int, n: int, basic: Ints, nonbasic: Ints, pivot_row: Floats
+) -> bool:
     """Pivot to optimality; return False if the tableau went numerically bad."""
     bland = False
     degenerate = 0
@@ -218,24 +255,29 @@ def _simplex(tableau: Floats, m: int, n: int, basic: Ints, nonbasic: Ints) -> bo
         if tableau[p, n] == 0.0:  # a degenerate pivot: only these can cycle
             degenerate += 1
             bland = bland or degenerate > m + n
-        _pivot(tableau, m, n, p, q)
+        _pivot(tableau, m, n, p, q, pivot_row)
         basic[p], nonbasic[q] = nonbasic[q], basic[p]
     return False
 
 
 @_inline_jit
 def _entering(tableau: Floats, m: int, n: int, nonbasic: Ints, bland: bool) -> int:
-    """Entering column: most negative cost (Dantzig) or smallest label (Bland), or -1."""
+    """Entering column: most negative cost (Dantzig) or smallest label (Bland), or -1.
+
+    Dantzig's column is the first one whose cost is the smallest of those below
+    -_COST_TOL, found as a running minimum that starts at -_COST_TOL.
+    """
     best = -1
+    if bland:
+        for j in range(n):
+            if tableau[m, j] < -_COST_TOL and (best < 0 or nonbasic[j] < nonbasic[best]):
+                best = j
+        return best
+    lowest = -_COST_TOL
     for j in range(n):
         cost = tableau[m, j]
-        if cost < -_COST_TOL:
-            if best < 0:
-                best = j
-            elif bland and nonbasic[j] < nonbasic[best]:
-                best = j
-            elif not bland and cost < tableau[m, best]:
-                best = j
+        best = j if cost < lowest else best
+        lowest = cost if cost < lowest else lowest
     return best
 
 
@@ -243,12 +285,17 @@ def _entering(tableau: Floats, m: int, n: int, nonbasic: Ints, bland: bool) -> i
 def _leaving(
     tableau: Floats, m: int, n: int, q: int, basic: Ints, bland: bool
 ) -> int:
-    """Leaving row by the ratio test, or -1; see the module docstring for ties."""
+    """Leaving row by the ratio test, or -1; see the module docstring for ties.
+
+    The bound's minimum takes every row's ratio and keeps it only for a pivot element
+    above _PIVOT_TOL (a select, not a branch: the same minimum in the same order).
+    """
     slack = 0.0 if bland else _ZERO_RHS
     bound = np.inf  # the longest step that leaves no rhs below -slack
     for i in range(m):
-        if tableau[i, q] > _PIVOT_TOL:
-            bound = min(bound, (max(tableau[i, n], 0.0) + slack) / tableau[i, q])
+        a = tableau[i, q]
+        ratio = (max(tableau[i, n], 0.0) + slack) / a
+        bound = min(bound, ratio) if a > _PIVOT_TOL else bound
     best = -1
     for i in range(m):
         a = tableau[i, q]
@@ -260,18 +307,28 @@ def _leaving(
 
 
 @_inline_jit
-def _pivot(tableau: Floats, m: int, n: int, p: int, q: int) -> None:
-    """Exchange the basic variable of row p with the nonbasic one of column q."""
+def _pivot(
+    tableau: Floats, m: int, n: int, p: int, q: int, pivot_row: Floats
+) -> None:
+    """Exchange the basic variable of row p with the nonbasic one of column q.
+
+    The other rows subtract a copy of the new row p: the compiler vectorises that
+    loop (reading row p of the tableau itself, it could not rule out that the rows
+    overlap). Column q of the copy is not the pivot's inverse, but no row keeps
+    what it computes there: it is overwritten by -factor * inverse.
+    """
     inverse = 1.0 / tableau[p, q]
     for j in range(n + 1):
-        tableau[p, j] *= inverse
+        scaled = tableau[p, j] * inverse
+        tableau[p, j] = scaled
+        pivot_row[j] = scaled
     tableau[p, q] = inverse
     for i in range(m + 1):
         factor = tableau[i, q]
         if i == p or factor == 0.0:
             continue
         for j in range(n + 1):
-            tableau[i, j] -= factor * tableau[p, j]
+            tableau[i, j] -= factor * pivot_row[j]
         tableau[i, q] = -factor * inverse
         if i < m and abs(tableau[i, n]) < _ZERO_RHS:
             tableau[i, n] = 0.0
@@ -320,7 +377,7 @@ def _normalize(p: Floats, k: int) -> None:
     largest = 0
     factor = _GRID / total
     for i in range(k):
-        p[i] = ((p[i] * factor + _GRID) - _GRID) / _GRID  # round to nearest 2**-52
+        p[i] = ((p[i] * factor + _GRID) - _GRID) * _UNIT  # round to nearest 2**-52
         if p[i] > p[largest]:
             largest = i
     rest = 0.0
@@ -328,3 +385,25 @@ def _normalize(p: Floats, k: int) -> None:
         if i != largest:
             rest += p[i]
     p[largest] = 1.0 - rest
+
+
+@_inline_jit
+def game_gap(game: Floats, m: int, n: int, x: Floats, y: Floats) -> float:
+    """Return max_i (M y)_i - min_j (x M)_j of game[:m, :n], each sum in index order
+    from 0.0 (the loops of ``matrix_game.batch_gaps``, so the same double)."""
+    best_row = -np.inf
+    for i in range(m):
+        total = 0.0
+        for j in range(n):
+            total += game[i, j] * y[j]
+        if np.isnan(total) or total > best_row:  # a NaN (strategy) sticks: check fails
+            best_row = total
+    best_col = np.inf
+    for j in range(n):
+        total = 0.0
+        for i in range(m):
+            total += x[i] * game[i, j]
+        if np.isnan(total) or total < best_col:
+            best_col = total
+    gap: float = best_row - best_col
+    return gap

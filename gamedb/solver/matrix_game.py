@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from gamedb.jit import njit
 from gamedb.solver.exact import solve_exact
-from gamedb.solver.kernel import SLICE, solve_batch
+from gamedb.solver.kernel import game_gap, solve_checked
 from gamedb.solver.reference import solve_lp
 from gamedb.solver.solution import MatrixSolution, gap
 from gamedb.types import Floats, Ints
@@ -100,11 +100,7 @@ def solve_games(
     """
     matrices = np.ascontiguousarray(payoffs, dtype=np.float64)
     rows, cols = np.asarray(n_rows, dtype=np.int64), np.asarray(n_cols, dtype=np.int64)
-    parts = [_solved_slice(matrices[k:k + SLICE], rows[k:k + SLICE], cols[k:k + SLICE])
-             for k in range(0, len(matrices), SLICE)] or \
-        [_solved_slice(matrices, rows, cols)]  # an empty batch: the checks' errors
-    values, row_strategies, col_strategies, gaps, ranges = (
-        np.concatenate(arrays) if len(parts) > 1 else arrays[0] for arrays in zip(*parts))
+    values, row_strategies, col_strategies, gaps, ranges = solve_checked(matrices, rows, cols)
     bad = np.flatnonzero(~np.isfinite(ranges))
     if bad.size:
         raise ValueError(f"game {bad[0]} has a non-finite payoff or payoff range")
@@ -121,15 +117,6 @@ def solve_games(
     return dataclasses.replace(batch, exact=exact)
 
 
-def _solved_slice(matrices: Floats, rows: Ints, cols: Ints
-                  ) -> tuple[Floats, Floats, Floats, Floats, Floats]:
-    """Solve and check one slice of a batch (its games stay in the CPU's caches):
-    values, strategies, gaps and payoff ranges."""
-    values, row_strategies, col_strategies = solve_batch(matrices, rows, cols)
-    gaps, ranges = batch_gaps(matrices, rows, cols, row_strategies, col_strategies)
-    return values, row_strategies, col_strategies, gaps, ranges
-
-
 def batch_gaps(
     payoffs: Floats,
     n_rows: npt.NDArray[np.int64],
@@ -139,8 +126,9 @@ def batch_gaps(
 ) -> tuple[Floats, Floats]:
     """Return the gap and the payoff range of every game of a padded batch.
 
-    Compiled, one pass over each game's own corner: the padding is never read, so
-    garbage there cannot leak in. ``_gaps_of_chunk`` is the NumPy reference.
+    Compiled, over each game's own corner: the padding is never read, so garbage
+    there cannot leak in. The gap is `kernel.game_gap`'s, so `solve_games` checks the
+    kernel's solutions with the same doubles. ``_gaps_of_chunk`` is the NumPy reference.
 
     Args:
         payoffs: (B, R, C) padded payoffs.
@@ -197,24 +185,14 @@ def _compiled_gaps(payoffs: Floats, n_rows: Ints, n_cols: Ints, row_strategies: 
     gaps, ranges = np.empty(batch), np.empty(batch)
     for k in range(batch):
         m, n = n_rows[k], n_cols[k]
-        low, high, finite, best_row = np.inf, -np.inf, True, -np.inf
+        low, high, finite = np.inf, -np.inf, True
         for i in range(m):
-            total = 0.0
             for j in range(n):
                 v = payoffs[k, i, j]
                 finite = finite and np.isfinite(v)
                 low, high = min(low, v), max(high, v)
-                total += v * col_strategies[k, j]
-            if np.isnan(total) or total > best_row:  # a NaN (strategy) sticks: check fails
-                best_row = total
-        best_col = np.inf
-        for j in range(n):
-            total = 0.0
-            for i in range(m):
-                total += row_strategies[k, i] * payoffs[k, i, j]
-            if np.isnan(total) or total < best_col:
-                best_col = total
-        gaps[k] = best_row - best_col if finite else np.nan
+        gaps[k] = game_gap(payoffs[k], m, n, row_strategies[k], col_strategies[k]) \
+            if finite else np.nan
         ranges[k] = high - low if finite else np.nan
     return gaps, ranges
 

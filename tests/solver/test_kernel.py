@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import numpy.typing as npt
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from gamedb.solver.kernel import solve_batch
+from gamedb.solver.kernel import solve_batch, solve_checked
 from gamedb.solver.reference import solve_lp
 
 _EPS = 1e-9
@@ -225,3 +226,37 @@ def test_games_up_to_51_by_51_match_highs() -> None:
     for side in (20, 35, 51):
         assert_matches_highs(rng.uniform(-1.0, 1.0, size=(side, side)))
         assert_matches_highs(rng.integers(-1, 2, size=(side, side - 3)).astype(float))
+
+
+def summed_gap(matrix: np.ndarray, x: np.ndarray, y: np.ndarray) -> float:
+    """max_i (M y)_i - min_j (x M)_j by its definition: every sum a plain loop over
+    every action from 0.0, zero probabilities included."""
+    m, n = matrix.shape
+    best_row = max(_loop_sum(float(matrix[i, j]) * float(y[j]) for j in range(n))
+                   for i in range(m))
+    best_col = min(_loop_sum(float(x[i]) * float(matrix[i, j]) for i in range(m))
+                   for j in range(n))
+    return best_row - best_col
+
+
+def _loop_sum(terms: Iterator[float]) -> float:
+    total = 0.0
+    for term in terms:
+        total += term
+    return total
+
+
+@_SETTINGS
+@given(st.one_of(degenerate_games(), unit_games(), float_games()), st.integers(0, 2**32))
+def test_reported_gap_is_bit_for_bit_the_defined_sum(matrix: np.ndarray, seed: int) -> None:
+    """The gap the kernel computes with the solution (a saddle point's from its two
+    extremes, without sums) is the very double the definition's loops give, whatever
+    the signs of the zero payoffs."""
+    signs = np.random.default_rng(seed).random(matrix.shape) < 0.5
+    matrix = np.where((matrix == 0.0) & signs, -0.0, matrix)
+    m, n = matrix.shape
+    values, x, y, gaps, ranges = solve_checked(matrix[np.newaxis], np.array([m]),
+                                               np.array([n]))
+    want = summed_gap(matrix, x[0], y[0])
+    assert np.float64(gaps[0]).tobytes() == np.float64(want).tobytes()
+    assert ranges[0] == np.ptp(matrix)

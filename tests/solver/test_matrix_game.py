@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
 from gamedb.solver import matrix_game
-from gamedb.solver.kernel import solve_batch
+from gamedb.solver.kernel import solve_checked
 from gamedb.solver.matrix_game import (
     TOLERANCE,
+    batch_gaps,
     MatrixSolution,
     gap,
     solve_games,
@@ -111,17 +114,29 @@ def test_large_games_pass_verification() -> None:
     assert batch.fallbacks == 0 and (batch.gaps <= TOLERANCE).all()
 
 
+def tamper_kernel(monkeypatch: pytest.MonkeyPatch,
+                  change: Callable[[np.ndarray, np.ndarray, np.ndarray], None]) -> None:
+    """Make the kernel's answers pass through ``change(values, rows, cols)`` (in place);
+    the gaps it reports are those of the changed strategies."""
+
+    def tampered(payoffs, n_rows, n_cols):  # type: ignore[no-untyped-def]
+        values, rows, cols, _, ranges = solve_checked(payoffs, n_rows, n_cols)
+        change(values, rows, cols)
+        gaps, _ = batch_gaps(payoffs, n_rows, n_cols, rows, cols)
+        return values, rows, cols, gaps, ranges
+
+    monkeypatch.setattr(matrix_game, "solve_checked", tampered)
+
+
 def corrupt_kernel(monkeypatch: pytest.MonkeyPatch, games: list[int]) -> None:
     """Make the kernel return the first pure strategies for `games`, which are wrong."""
 
-    def wrong_batch(payoffs, n_rows, n_cols):  # type: ignore[no-untyped-def]
-        values, rows, cols = solve_batch(payoffs, n_rows, n_cols)
+    def wrong(values: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
         for k in games:
             values[k], rows[k], cols[k] = 42.0, 0.0, 0.0
             rows[k, 0] = cols[k, 0] = 1.0
-        return values, rows, cols
 
-    monkeypatch.setattr(matrix_game, "solve_batch", wrong_batch)
+    tamper_kernel(monkeypatch, wrong)
 
 
 def test_failed_kernel_solutions_are_fixed_by_highs_and_counted(
@@ -140,12 +155,10 @@ def test_failed_kernel_solutions_are_fixed_by_highs_and_counted(
 def test_a_game_the_kernel_did_not_finish_goes_to_highs(monkeypatch: pytest.MonkeyPatch) -> None:
     """The kernel gives up with value NaN and zero strategies, whose gap is 0: the check
     must not accept them (a 720 x 720 committed Goofspiel game was stored as NULL)."""
-    def unfinished(payoffs, n_rows, n_cols):  # type: ignore[no-untyped-def]
-        values, rows, cols = solve_batch(payoffs, n_rows, n_cols)
+    def unfinished(values: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
         values[0], rows[0], cols[0] = np.nan, 0.0, 0.0
-        return values, rows, cols
 
-    monkeypatch.setattr(matrix_game, "solve_batch", unfinished)
+    tamper_kernel(monkeypatch, unfinished)
     batch = solve_games(np.array([BIASED_RPS]), np.array([3]), np.array([3]))
     assert batch.fallbacks == 1 and batch.values[0] == pytest.approx(0.0, abs=1e-12)
     np.testing.assert_allclose(batch.row_strategies[0], [1 / 16, 10 / 16, 5 / 16], atol=1e-9)
@@ -180,12 +193,10 @@ def test_highs_errors_fall_through_to_the_exact_solver(monkeypatch: pytest.Monke
 def test_tolerance_is_scaled_by_the_payoff_range(monkeypatch: pytest.MonkeyPatch) -> None:
     offsets = np.array([0.75e-6, 0.75e-6, 1.5e-6])  # row strategy (1/2 + d, 1/2 - d)
 
-    def slightly_off(payoffs, n_rows, n_cols):  # type: ignore[no-untyped-def]
-        values, rows, cols = solve_batch(payoffs, n_rows, n_cols)
+    def slightly_off(values: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
         rows[:, 0], rows[:, 1] = 0.5 + offsets, 0.5 - offsets
-        return values, rows, cols
 
-    monkeypatch.setattr(matrix_game, "solve_batch", slightly_off)
+    tamper_kernel(monkeypatch, slightly_off)
     pennies = np.array([[1.0, -1.0], [-1.0, 1.0]])
     payoffs = np.array([pennies, 1e3 * pennies, 1e3 * pennies])  # gap = d * range
     batch = solve_games(payoffs, np.full(3, 2), np.full(3, 2), tolerance=1e-6)
