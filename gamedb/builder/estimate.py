@@ -184,7 +184,11 @@ def positions_of(game: Game[Any], budget: int = COUNT_BUDGET) -> tuple[int, bool
 
 
 def count_positions(game: Game[Any], budget: int = COUNT_BUDGET) -> tuple[int, bool]:
-    """Return (positions, exact): counted within ``budget``, else extrapolated."""
+    """Return (positions, exact): by the family's formula (``Capabilities.positions_below``),
+    else counted within ``budget``, else extrapolated."""
+    formula, starts = game.capabilities.positions_below, game.initial()
+    if formula is not None and len(starts) == 1:
+        return formula(starts[0][1]), True
     exact = _count_within(game, budget)
     if exact is not None:
         return exact, True
