@@ -5,12 +5,15 @@ through the ordinary builder into a temporary file, and the answer is that file'
 the builder's enumeration and per-layer solve, and ``show``'s reading in real cards,
 players and points. Nothing here solves a stage game itself.
 
-Before building, the positions below the position are counted by the builder's own
-forward enumeration, and a subgame of more than ``max_positions`` is refused
-(``SubgameTooBig``) with what the count found (a lower bound, layer by layer). The
-count stops at the first layer past the cap, or before expanding a layer into more
-successors than a subgame of the cap's size would have, so a refusal is quick (13-card
-Goofspiel with 10 cards left: 0.1 s).
+Before building, the positions below the position are counted, and a subgame of more
+than ``max_positions`` is refused (``SubgameTooBig``) with what the count found: by the
+family's formula where it has one (``Capabilities.positions_below``: Nim), else by the
+builder's own forward enumeration (a lower bound, layer by layer). The count stops as
+soon as the positions it has found pass the cap (inside a layer, not after it: a whole
+layer can be many times the cap), or before expanding a layer into more successors
+than a subgame of the cap's size would have, so a refusal is quick (a second at most
+for the start of every family's biggest sizes; 13-card Goofspiel with 10 cards left:
+0.1 s).
 
 >>> game, entry = solve_position("goofspiel(num_cards=13)",
 ...                              "hand1=5,7,10 hand2=6,7,8 prizes=4,6 prize=11 diff=-7")
@@ -30,12 +33,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+
 from gamedb.builder import build
 from gamedb.builder.progress import Observer, Quiet
 from gamedb.games import GameError, load_game
-from gamedb.games.base import Game
+from gamedb.games.base import Game, root_of
 from gamedb.types import Keys
-from gamedb.solver.backward import distinct_successors, enumerate_layers
+from gamedb.solver.backward import batches, distinct_successors, enumerate_layers
+from gamedb.solver.hashing import unique_keys
 from gamedb.store import Entry, GameDB, open_db
 
 T = TypeVar("T")
@@ -48,6 +54,11 @@ MAX_POSITIONS = 200_000
 #: Successor entries (joint moves x outcomes) the count may expand per position of the
 #: cap: bounds the time and memory of a refusal.
 ENTRIES_PER_POSITION = 100
+
+#: Successor entries the count expands between two looks at what it has found: a
+#: layer's batches are cut this small so that a layer many times the cap is not
+#: expanded whole first (40-edge Hackenbush: 2 s for a layer of 658,008).
+PIECE_ENTRIES = 250_000
 
 #: Positions solved a second of CPU, roughly (for the refusal): 125,000-190,000 in
 #: subgames of 13-card win/loss Goofspiel with 7-8 cards left, on this machine.
@@ -67,13 +78,16 @@ class SubgameCount:
     complete: bool
     """False when the count stopped at the cap: more layers lie below."""
     next_at_most: int = 0
-    """When stopped: the successor entries of the last layer counted (joint moves x
-    outcomes), an upper bound on the next layer's positions."""
+    """When stopped before a layer: the successor entries of the last layer counted
+    (joint moves x outcomes), an upper bound on the next layer's positions."""
+    below: int = 0
+    """When stopped inside a layer: the distinct positions found below the layers
+    counted."""
 
     @property
     def positions(self) -> int:
-        """Positions counted."""
-        return sum(self.layers.values())
+        """Positions counted (a lower bound of the subgame's when not ``complete``)."""
+        return sum(self.layers.values()) + self.below
 
 
 def solve_position(spec: str, position: str, *, max_positions: int = MAX_POSITIONS,
@@ -116,6 +130,10 @@ def _answered(game: Game[Any], position: str, max_positions: int,
     state = game.parse_position(position)
     subgame = game.subgame(state)
     observer = Quiet() if observer is None else observer
+    formula = game.capabilities.positions_below
+    if formula is not None and (known := formula(state)) > max_positions:
+        raise SubgameTooBig(_too_big_by_formula(game.format_position(state), known,
+                                                max_positions))
     observer.stage(f"counting the positions below (at most {max_positions:,})")
     count = count_subgame(subgame, max_positions)
     if not count.complete:
@@ -130,32 +148,55 @@ def _answered(game: Game[Any], position: str, max_positions: int,
 def count_subgame(subgame: Game[Any], limit: int) -> SubgameCount:
     """Count the positions of ``subgame`` by layer with the builder's enumeration.
 
-    The count stops (``complete`` False) at the first layer that takes it past
-    ``limit``, or before expanding a layer into more than ``ENTRIES_PER_POSITION`` x
-    ``limit`` successor entries (the next layer would then be the enumeration's cost).
+    The count stops (``complete`` False) as soon as the distinct positions found (the
+    layers counted and what their expanded batches lead to) pass ``limit``, or before
+    expanding a layer into more than ``ENTRIES_PER_POSITION`` x ``limit`` successor
+    entries (the next layer would then be the enumeration's cost).
     """
     layers: dict[int, int] = {}
+    found = _Found(root_of(subgame).keys, limit)
 
     def counted(parts: list[Keys]) -> Iterator[Keys]:
         layer, size = int(subgame.layer_of(parts[0][:1])[0]), sum(map(len, parts))
         layers[layer] = size
-        entries = size * subgame.expand(parts[0][:1]).succ.size
-        if sum(layers.values()) > limit or entries > ENTRIES_PER_POSITION * limit:
-            raise _OverCap(entries)
-        return (distinct_successors(subgame, keys) for keys in parts)
+        each = subgame.expand(parts[0][:1]).succ.size
+        if sum(layers.values()) > limit or size * each > ENTRIES_PER_POSITION * limit:
+            raise _OverCap(entries=size * each)
+        return (found.add(distinct_successors(subgame, piece)) for keys in parts
+                for piece in batches(keys, each, PIECE_ENTRIES))
 
     try:
-        found = enumerate_layers(subgame, counted)
+        every = enumerate_layers(subgame, counted)
     except _OverCap as over:
-        return SubgameCount(layers, False, over.entries)
-    return SubgameCount({layer: len(keys) for layer, keys in sorted(found.items(), reverse=True)},
+        below = over.found - sum(layers.values()) if over.found else 0
+        return SubgameCount(layers, False, over.entries, below)
+    return SubgameCount({layer: len(keys) for layer, keys in sorted(every.items(), reverse=True)},
                         True)
 
 
 class _OverCap(Exception):
-    def __init__(self, entries: int):
-        super().__init__(entries)
-        self.entries = entries
+    def __init__(self, *, entries: int = 0, found: int = 0):
+        super().__init__(entries, found)
+        self.entries, self.found = entries, found
+
+
+class _Found:
+    """The distinct positions an enumeration has found so far: its start and every
+    batch of successors (each layer's positions are among them). Kept as sorted
+    arrays, merged when their lengths could add up past ``limit`` (and twice the last
+    merge, so merges stay few); ``add`` raises ``_OverCap`` once the merge is past it."""
+
+    def __init__(self, start: Keys, limit: int):
+        self._parts, self._limit = [unique_keys(start)], limit
+
+    def add(self, keys: Keys) -> Keys:
+        """Note ``keys`` (sorted, distinct) as found; return them."""
+        self._parts.append(keys)
+        if sum(map(len, self._parts)) > max(self._limit, 2 * len(self._parts[0])):
+            self._parts = [unique_keys(np.concatenate(self._parts))]
+            if len(self._parts[0]) > self._limit:
+                raise _OverCap(found=len(self._parts[0]))
+        return keys
 
 
 #: A RAM-backed folder (Linux) for the files of small subgames: creating a SQLite file
@@ -182,6 +223,12 @@ def _too_big(position: str, count: SubgameCount, limit: int) -> str:
     each = [f"{n:,}" for n in count.layers.values()]
     sizes = " + ".join(each if len(each) <= 6 else [*each[:3], "...", *each[-2:]])
     start = list(count.layers)[0]
+    if count.below:  # stopped inside a layer: what it found below the layers counted
+        return (f"too many positions below {position} to solve here: at least "
+                f"{count.positions:,} (by layer from {start} down: {sizes}, and "
+                f"{count.below:,} found in the layers below), over --max-positions "
+                f"{limit:,}; raise it to solve anyway (roughly {SOLVED_PER_SECOND:,} "
+                "positions a second)")
     if count.positions <= limit:  # the next layer was not counted: its bound is the reason
         return (f"too many positions below {position} to solve here: {count.positions:,} by "
                 f"layer from {start} down ({sizes}), and layer {last}'s moves lead to up to "
@@ -191,6 +238,13 @@ def _too_big(position: str, count: SubgameCount, limit: int) -> str:
             f"{count.positions:,} (by layer from {start} down: {sizes}; more below), over "
             f"--max-positions {limit:,}; raise it to solve anyway (roughly "
             f"{SOLVED_PER_SECOND:,} positions a second)")
+
+
+def _too_big_by_formula(position: str, positions: int, limit: int) -> str:
+    """The refusal of a subgame whose size the family's formula gives, one line."""
+    return (f"too many positions below {position} to solve here: {positions:,} (by the "
+            f"rules' count), over --max-positions {limit:,}; raise it to solve anyway "
+            f"(roughly {SOLVED_PER_SECOND:,} positions a second)")
 
 
 __all__ = ["MAX_POSITIONS", "SubgameCount", "SubgameTooBig", "count_subgame", "solve_position"]

@@ -39,8 +39,8 @@ SPECS = [("jujitsu(num_cards=6)", 20),
          ("oshi_zumo(coins=12,size=5)", 20)]
 #: Long enough to be killed while chunks run (win/loss through the indexed face).
 LONG = ("goofspiel(num_cards=6)", 200)
-INTERRUPTED = re.compile(r"^interrupted: every finished chunk is saved in .*; "
-                         r"run the same command to resume$")
+INTERRUPTED = re.compile(r"^interrupted(: every finished chunk is saved in .*; run the same "
+                         r"command to resume| before .* was written: nothing to resume)$")
 BAR = re.compile(r"states(/s| \[|\])|^\s*$")
 
 

@@ -3,13 +3,19 @@ naming the file or input, exit 1, no traceback, nothing changed on disk."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import signal
+import socketserver
 import sqlite3
 import shutil
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -498,8 +504,6 @@ def test_force_runs_what_the_estimate_refuses(j6: Path, monkeypatch: pytest.Monk
 
 def test_ctrl_c_stops_a_long_sql_query(j6: Path) -> None:
     """``sql`` ignored Ctrl-C during a long query (Python waits for the SQLite call)."""
-    import signal
-    import time
 
     endless = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
                "SELECT count(*) FROM c")
@@ -534,6 +538,99 @@ def test_tls_without_tls_settings_is_one_line(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=50)  # was 60 s at exit
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert "tls:// needs Dask's TLS settings" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+class _NotDask(socketserver.BaseRequestHandler):
+    """A TCP server that is not a Dask scheduler: it answers with ``reply`` (junk, or an
+    HTTP error), or accepts and never says a word (``reply`` None)."""
+
+    reply: bytes | None = None
+    accepted: list[float]  # when each connection came (a list per server)
+
+    def handle(self) -> None:
+        self.accepted.append(time.monotonic())
+        if self.reply is None:
+            time.sleep(60)  # accepted, silent
+            return
+        with contextlib.suppress(OSError):
+            self.request.recv(65536)
+            self.request.sendall(self.reply)
+
+
+@contextlib.contextmanager
+def _not_dask(reply: bytes | None, accepted: list[float] | None = None) -> Iterator[str]:
+    """Serve ``_NotDask`` on a free port of localhost; yield its tcp:// address."""
+    handler = type("Handler", (_NotDask,), {"reply": reply, "accepted": [] if accepted is None else accepted})
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"tcp://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _build_on(address: str, db: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "gamedb", "build", "nim(heaps=2-3)",
+                             "--db", str(db), "--cluster", address, "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize("reply", [b"\x00garbage\xff" * 100,
+                                   b"HTTP/1.0 400 Bad Request\r\nContent-Length: 0\r\n\r\n"],
+                         ids=["junk", "http"])
+def test_a_server_that_is_not_a_dask_scheduler_is_one_line(tmp_path: Path, reply: bytes) -> None:
+    """``--cluster`` at a TCP server that is not Dask's said "out of memory" after ~62 s,
+    and a ``Client.__del__`` traceback followed on stderr."""
+    pytest.importorskip("distributed", reason="the cluster extra is not installed")
+    with _not_dask(reply) as address:
+        start = time.monotonic()
+        out, err = _build_on(address, tmp_path / "x.sqlite").communicate(timeout=60)
+        seconds = time.monotonic() - start
+    assert err.count("\n") == 1 and "Traceback" not in err and out == "", err
+    assert f"{address} did not answer as a Dask scheduler" in err, err
+    assert seconds < 15, seconds
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_server_that_never_answers_is_one_line_after_the_handshake_timeout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--cluster`` at a server that accepts and stays silent waited forever."""
+    pytest.importorskip("distributed", reason="the cluster extra is not installed")
+    import gamedb.builder.cluster
+
+    monkeypatch.setattr(gamedb.builder.cluster, "CONNECT_SECONDS", 1.0)
+    with _not_dask(None) as address:
+        start = time.monotonic()
+        line = fails("build", "nim(heaps=2-3)", "--db", str(tmp_path / "x.sqlite"),
+                     "--cluster", address, "--quiet",
+                     message=f"{address} did not answer as a Dask scheduler within 1 s")
+        assert time.monotonic() - start < 5
+    assert "x.sqlite" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_kill_int_ends_a_build_waiting_for_a_silent_server(tmp_path: Path) -> None:
+    """``kill -INT PID`` did not end a build waiting on a server that never answers."""
+    pytest.importorskip("distributed", reason="the cluster extra is not installed")
+    accepted: list[float] = []
+    with _not_dask(None, accepted) as address:
+        build = _build_on(address, tmp_path / "x.sqlite")
+        try:
+            while len(accepted) < 2 and build.poll() is None:  # Dask's handshake: the 2nd
+                time.sleep(0.1)
+            time.sleep(1)  # waiting for the answer
+            build.send_signal(signal.SIGINT)
+            start = time.monotonic()
+            out, err = build.communicate(timeout=10)
+            seconds = time.monotonic() - start
+        finally:
+            build.kill()
+    assert (build.returncode, out) == (130, "") and err.count("\n") == 1, err
+    assert err.startswith("interrupted before") and "nothing to resume" in err, err
+    assert seconds < 3, seconds
     assert list(tmp_path.iterdir()) == []
 
 

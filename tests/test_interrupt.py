@@ -22,8 +22,8 @@ import pytest
 
 SPEC = "goofspiel(num_cards=7,ties=carry)"  # the generic builder: it enumerates first
 ARGS = ["--workers", "2", "--chunk-size", "2000"]
-INTERRUPTED = re.compile(r"^interrupted: every finished chunk is saved in .*; "
-                         r"run the same command to resume$")
+INTERRUPTED = re.compile(r"^interrupted(: every finished chunk is saved in .*; run the same "
+                         r"command to resume| before .* was written: nothing to resume)$")
 #: Progress-bar fragments (tqdm redraws with carriage returns) are not messages.
 BAR = re.compile(r"states(/s| \[|\])|^\s*$")
 

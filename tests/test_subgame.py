@@ -177,6 +177,52 @@ def test_the_cap_counts_positions_below_the_position() -> None:
     assert solve_position(spec, position, max_positions=298)[1].key is not None
 
 
+#: Games far past the cap from their start, each refused by ``solve`` in a second:
+#: Nim's 490,314 positions by its formula, the others by a count that stops as soon as
+#: it has found more positions than the cap (it finished whole layers first: Nim took
+#: 26 s to refuse, Oshi-Zumo with 1,000 coins 7 s, 40-edge Hackenbush 2.5 s).
+_HUGE = ["nim(heaps=15-15-15-15-15-15-15-15)", "jujitsu(num_cards=13)",
+         "goofspiel(num_cards=13)", "goofspiel(num_cards=13,returns_type=point_difference)",
+         "oshi_zumo(coins=1000,size=100)", "oshi_zumo(coins=1000,size=1,min_bid=0)",
+         "hackenbush(edges=" + ",".join(f"0-{i}" for i in range(1, 41)) + ")"]
+
+
+@pytest.mark.parametrize("spec", _HUGE)
+def test_solve_refuses_a_huge_game_within_a_second(spec: str) -> None:
+    solve_position("nim(heaps=1-2)", "start")  # the compiled code loaded: not the game's cost
+    start = time.process_time()  # CPU: the machine may be busy with other work
+    with pytest.raises(SubgameTooBig) as refused:
+        solve_position(spec, "start")
+    assert time.process_time() - start < 1.0
+    message = str(refused.value)
+    assert "\n" not in message and "--max-positions 200,000; raise it" in message, message
+
+
+@pytest.mark.parametrize("spec, position", [
+    ("nim(heaps=1-2-3)", "start"), ("nim(heaps=3-3-5-7)", "start"),
+    ("nim(heaps=3-3-5-7)", "heaps=0,2,3,4 mover=2"), ("nim(heaps=2-2-2)", "heaps=1,2,2 mover=1"),
+    ("nim(heaps=1-15)", "heaps=0,0 mover=1"), ("nim(heaps=4-9-9-12-13)", "start")])
+def test_nims_formula_counts_what_the_enumeration_finds(spec: str, position: str) -> None:
+    from gamedb.subgame import count_subgame
+
+    game = load_game(spec)
+    state = game.parse_position(position)
+    count = count_subgame(game.subgame(state), 10**6)
+    assert count.complete
+    assert game.capabilities.positions_below is not None
+    assert game.capabilities.positions_below(state) == count.positions
+
+
+def test_a_count_stopped_inside_a_layer_says_what_it_found_below() -> None:
+    """Past the cap inside a layer, the refusal counts the positions already found below
+    the whole layers counted (a lower bound), not only those layers."""
+    with pytest.raises(SubgameTooBig) as refused:
+        solve_position("jujitsu(num_cards=13)", "start")
+    message = str(refused.value)
+    assert "too many positions below hand1=1,2,3,4,5,6,7,8,9,10,11,12,13" in message, message
+    assert "at least" in message and "found in the layers below" in message, message
+
+
 # -- the command -----------------------------------------------------------------------
 
 def _run(*args: str) -> Any:

@@ -25,11 +25,13 @@ package runs without it (``pip install -e ".[cluster]"`` brings it).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import math
 import re
 import signal
+import socket
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing import resource_tracker
@@ -54,6 +56,12 @@ AHEAD = 2
 
 #: Times one ``DaskPool.imap`` submits its tasks again after Dask cancelled them.
 RESUBMITS = 3
+
+#: Seconds a scheduler address has to accept a connection, and then again to answer
+#: as a Dask scheduler (Dask's own handshake waits without a limit: a server that
+#: accepted and said nothing held a build forever; one that answered junk made Dask
+#: ask for gigabytes, and said "out of memory" a minute later).
+CONNECT_SECONDS = 10.0
 
 _ADDRESS = re.compile(r"(?:local:(?P<n>[0-9]+)|(?P<url>(?:tcp|tls)://[^\s:/]+:[0-9]+))")
 _EXTRA = 'pip install -e ".[cluster]"'
@@ -152,8 +160,9 @@ class Dask:
 
     @classmethod
     def connect(cls, address: str) -> Dask:
-        """Connect to the scheduler at ``address`` (``distributed.comm.timeouts.connect``,
-        30 s unless configured, e.g. ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s``)."""
+        """Connect to the scheduler at ``address``, refused (``ClusterError``) unless it
+        accepts within ``CONNECT_SECONDS`` and then answers as a Dask scheduler within
+        as long again (``_identify``)."""
         distributed = _distributed()
         _quiet_client_logs()
         if address.startswith("tls://") and distributed.Security().get_connection_args(
@@ -162,8 +171,10 @@ class Dask:
             raise ClusterError(f"{address}: tls:// needs Dask's TLS settings (the "
                                "distributed.comm.tls ca-file, client cert and key in its "
                                "configuration), and none are set; set them, or use tcp://")
+        _identify(distributed, address)
         try:
-            return cls(distributed.Client(address, set_as_default=False))
+            return cls(distributed.Client(address, set_as_default=False,
+                                          timeout=CONNECT_SECONDS))
         except (OSError, distributed.comm.CommClosedError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {address}: "
                                f"{_first_line(exc)}") from None
@@ -301,6 +312,62 @@ def completed(client: Client, futures: list[Future[Any]]) -> Iterator[Future[Any
         if future is None:
             return
         yield future
+
+
+def _identify(distributed: Any, address: str) -> None:
+    """Raise ``ClusterError`` unless ``address`` accepts a connection within
+    ``CONNECT_SECONDS`` and then answers Dask's handshake and ``identity`` as a
+    scheduler within ``CONNECT_SECONDS`` more. Runs in this thread, so a Ctrl-C (or
+    ``kill -INT``) stops the wait at once; no ``Client`` is made, so none is left
+    half-made to block the exit while it closes itself."""
+    host, _, port = address.partition("://")[2].rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
+    except OSError as exc:
+        reason = (f"no connection within {CONNECT_SECONDS:g} s" if isinstance(exc, TimeoutError)
+                  else exc.strerror or _first_line(exc))
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {reason}") from None
+    not_dask = f"{address} did not answer as a Dask scheduler"
+    try:
+        answer = asyncio.run(_identity(distributed, address))
+    except asyncio.TimeoutError:
+        raise ClusterError(f"{not_dask} within {CONNECT_SECONDS:g} s (it accepted the "
+                           "connection, then said nothing); check the address and port") from None
+    except distributed.comm.CommClosedError:
+        raise ClusterError(f"{not_dask}: it closed the connection without a word; check the "
+                           "address and port") from None
+    except Exception:  # junk read as Dask's frames: any error, a MemoryError included
+        raise ClusterError(f"{not_dask}: what it sent is not Dask's protocol; check the "
+                           "address and port") from None
+    kind = answer.get("type") if isinstance(answer, dict) else None
+    if kind != "Scheduler":
+        what = f"a Dask {kind}" if isinstance(kind, str) else "no Dask scheduler"
+        raise ClusterError(f"{not_dask}: it is {what}; give the scheduler's address")
+
+
+async def _identity(distributed: Any, address: str) -> Any:
+    """Return what ``address`` answers to Dask's handshake and ``identity`` message,
+    within ``CONNECT_SECONDS`` (raise ``asyncio.TimeoutError`` past them)."""
+    async def asked() -> Any:
+        comm = await distributed.comm.connect(address, timeout=CONNECT_SECONDS)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    awake = asyncio.ensure_future(_tick())
+    try:
+        return await asyncio.wait_for(asked(), CONNECT_SECONDS)
+    finally:
+        awake.cancel()
+
+
+async def _tick() -> None:
+    """Wake the event loop every 0.1 s: a SIGINT that the kernel hands to another thread
+    (a resolver's) is only noticed, and raised here, when this thread runs Python."""
+    while True:
+        await asyncio.sleep(0.1)
 
 
 def _quiet_client_logs() -> None:

@@ -22,7 +22,7 @@ machine (see ``docs/estimate.md``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,6 +85,10 @@ KEYED_SECONDS = 1.0e-6
 def costs_of(game: Game[Any]) -> BuildCosts:
     """The per-position costs ``game`` declares (``Capabilities.build_costs``)."""
     return game.capabilities.build_costs or DEFAULT_COSTS
+
+
+#: Counts something of a game within a budget: the count, or None past it.
+Counting = Callable[[Game[Any], int], "int | None"]
 
 
 class WontFit(GameError):
@@ -183,16 +187,20 @@ def positions_of(game: Game[Any], budget: int = COUNT_BUDGET) -> tuple[int, bool
     return count_positions(game, budget)
 
 
-def count_positions(game: Game[Any], budget: int = COUNT_BUDGET) -> tuple[int, bool]:
-    """Return (positions, exact): counted within ``budget``, else extrapolated."""
-    exact = _count_within(game, budget)
+def count_positions(game: Game[Any], budget: int = COUNT_BUDGET, *,
+                    counter: Counting | None = None) -> tuple[int, bool]:
+    """Return (positions, exact): counted within ``budget``, else extrapolated.
+    ``counter`` counts something else the same way (``counter(game, budget)``: the
+    count, or None past the budget)."""
+    counter = counter or _count_within
+    exact = counter(game, budget)
     if exact is not None:
         return exact, True
     size = _size_param(game)
     if size is None:
         raise GameError(f"{game.spec} has more than {budget:,} positions and no size "
                         "parameter to extrapolate over")
-    counts = _smaller_counts(game, size, budget)
+    counts = _smaller_counts(game, size, budget, counter)
     return _extrapolate(counts, param_values(game)[size]), False
 
 
@@ -268,7 +276,8 @@ def _size_param(game: Game[Any]) -> str | None:
     return next((p.name for p in params if p.kind is int), None)
 
 
-def _smaller_counts(game: Game[Any], param: str, budget: int) -> list[tuple[int, int]]:
+def _smaller_counts(game: Game[Any], param: str, budget: int,
+                    counter: Counting) -> list[tuple[int, int]]:
     """Exact counts (size, positions) at sizes below the game's, up to the budget."""
     low = next(p.low for p in game.params if p.name == param)
     target = param_values(game)[param]
@@ -279,7 +288,7 @@ def _smaller_counts(game: Game[Any], param: str, budget: int) -> list[tuple[int,
             smaller = _resized(game, param, value)
         except GameError:  # a size the other parameters rule out (rounds=4 of 3 cards)
             continue
-        count = _count_within(smaller, budget)
+        count = counter(smaller, budget)
         if count is None:
             break
         if count > 0:

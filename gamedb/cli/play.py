@@ -15,6 +15,7 @@ import click
 from gamedb.cli._common import cli, progress_bar, table, user_errors, vars_of
 
 if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
+    from gamedb.play.cost import Cost
     from gamedb.play.tournament import Series
     from gamedb.store import GameDB
 
@@ -85,12 +86,13 @@ def match(target: str, agent1: str, agent2: str, db_path: Path | None, exact: bo
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         a, b = make_agent(agent1, game, db), make_agent(agent2, game, db)
-        if not force:  # the cost of solving and walking first, then the walk's memory
-            _check_cost(game, [(agent1, agent2)], db, games, [(a, b)],
-                        "simulate with --games 2000 (seconds)")
+        # the cost of solving and walking first, then the walk's memory
+        cost = _check_cost(game, [(agent1, agent2)], db, games, [(a, b)],
+                           "simulate with --games 2000 (seconds)", force)
         if games is None and not exact and not force:
             _check_exact(game, db, [(a, b)], "simulate with --games 2000 (seconds), "
                                              "insist with --exact, or add --force")
+        _solve_ahead(game, [(a, 1), (b, 2)], cost, quiet)
         unit = "games" if games else "positions"
         with progress_bar(quiet, unit) as on_progress:
             result = play_match(game, a, b, games=games, seed=seed, on_progress=on_progress)
@@ -135,15 +137,16 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
         players = [make_agent(name, game, db) for name in names]
-        if not force:  # the cost of solving and walking first, then the walks' memory
-            seats = [(i, j) for i in range(len(names)) for j in range(len(names)) if i != j]
-            _check_cost(game, [(names[i], names[j]) for i, j in seats], db,
-                        sum(series_lengths) if simulate else None,
-                        [(players[i], players[j]) for i, j in seats],
-                        "play seeded games with --simulate (--seed S)")
+        # the cost of solving and walking first, then the walks' memory
+        seats = [(i, j) for i in range(len(names)) for j in range(len(names)) if i != j]
+        cost = _check_cost(game, [(names[i], names[j]) for i, j in seats], db,
+                           sum(series_lengths) if simulate else None,
+                           [(players[i], players[j]) for i, j in seats],
+                           "play seeded games with --simulate (--seed S)", force)
         if not simulate and not force:
             _check_exact(game, db, list(itertools.combinations(players, 2)),
                          "play seeded games with --simulate (--seed S), or add --force")
+        _solve_ahead(game, [(p, seat) for p in players for seat in (1, 2)], cost, quiet)
         with progress_bar(quiet, "pairings") as on_progress:
             series = round_robin(game, players, series_lengths, seed=seed,
                                  simulate_games=simulate, on_progress=on_progress)
@@ -255,10 +258,11 @@ def _check_exact(game: Any, db: GameDB | None, pairs: list[tuple[Any, Any]], ins
 
 
 def _check_cost(game: Any, named: list[tuple[str, str]], db: GameDB | None,
-                games: int | None, pairs: list[tuple[Any, Any]], simulate: str) -> None:
-    """Refuse work estimated past ``gamedb.play.cost.LIMIT_SECONDS`` (before it starts):
-    the matches of the agents ``named`` (``pairs``: the agents themselves); ``simulate``
-    says how to play seeded games instead of exact ones."""
+                games: int | None, pairs: list[tuple[Any, Any]], simulate: str,
+                force: bool) -> Cost:
+    """Estimate the matches of the agents ``named`` (``pairs``: the agents themselves)
+    and, unless ``force``, refuse work past ``gamedb.play.cost.LIMIT_SECONDS`` before it
+    starts; ``simulate`` says how to play seeded games instead of exact ones."""
     from gamedb.play.cost import check_cost, match_cost
     from gamedb.play.level_k import applies
 
@@ -267,9 +271,28 @@ def _check_cost(game: Any, named: list[tuple[str, str]], db: GameDB | None,
     cost = match_cost(game, named, has_file=db is not None, games=games, closed_form=closed,
                       stored=stored if isinstance(stored, int) else None)
     instead = ("build a file (gamedb build SPEC --db FILE) and give it with --db"
-               if cost.solved and db is None else "fewer --games" if games else simulate)
-    check_cost(cost, f"this {'match' if len(named) == 1 else 'tournament'} of {game.spec}",
-               instead)
+               if cost.solved and db is None else
+               "nest fewer equilibrium-vs: (each level solves the game once more)"
+               if cost.answered else "fewer --games" if games else simulate)
+    if not force:
+        check_cost(cost, f"this {'match' if len(named) == 1 else 'tournament'} of "
+                   f"{game.spec}", instead)
+    return cost
+
+
+def _solve_ahead(game: Any, seated: list[tuple[Any, int]], cost: Cost, quiet: bool) -> None:
+    """Solve the ``equilibrium-vs:`` agents before play, with a bar of their positions
+    solved of the estimate and its ETA (``--quiet``: none); else each would solve the
+    whole game at its first move without a word."""
+    if not cost.answered:
+        return
+    from gamedb.play.exploiting import solve_ahead
+
+    with progress_bar(quiet, "positions") as on_progress:
+        if on_progress is not None:
+            on_progress(0, cost.answered)
+            on_progress.stage("equilibrium-vs: solving")
+        solve_ahead(game, seated, cost.answered, on_progress)
 
 
 def _open_game(stack: ExitStack, target: str, db_path: Path | None) -> tuple[Any, GameDB | None]:

@@ -156,8 +156,9 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
                            max_memory=None if force else available_memory())
         click.echo(json.dumps(vars_of(report)) if as_json else _format_report(report))
     except KeyboardInterrupt:  # also while the report is printed: the same line
-        click.echo(f"interrupted: every finished chunk is saved in {path}; "
-                   "run the same command to resume", err=True)
+        click.echo(f"interrupted: every finished chunk is saved in {path}; run the same "
+                   "command to resume" if path.exists() else  # e.g. reaching a cluster
+                   f"interrupted before {path} was written: nothing to resume", err=True)
         raise SystemExit(130) from None
     except (WorkerDied, ClusterError) as exc:
         raise click.ClickException(f"{path}: {exc}") from None

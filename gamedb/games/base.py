@@ -161,6 +161,10 @@ class Capabilities:
     stores every position's Sprague-Grundy value (``gamedb.solver.grundy``)."""
     build_costs: BuildCosts | None = None
     """Measured build costs per position (None: ``gamedb.builder.estimate``'s generic guess)."""
+    positions_below: Callable[[Any], int] | None = None
+    """The exact number of canonical positions below a state, itself included and the
+    ends not, by a formula (Nim's); ``gamedb solve`` refuses a subgame past its cap
+    with it before enumerating anything. None: counted by enumeration."""
 
 
 def format_spec(name: str, params: Mapping[str, Any]) -> str:

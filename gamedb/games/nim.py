@@ -101,7 +101,8 @@ Example: player 2 to move after player 1 took one object from the heap of 3
         self.heaps = _parse_heaps(heaps)
         super().__init__(heaps="-".join(map(str, self.heaps)))
         self.layout = _layout(len(self.heaps))
-        self.capabilities = Capabilities("move", impartial=True)
+        self.capabilities = Capabilities("move", impartial=True,
+                                         positions_below=_positions_below)
 
     # -- reference face ------------------------------------------------------------
 
@@ -252,6 +253,21 @@ def _moves(heaps: Keys, valid: np.ndarray, R: int,
                                    (after << shifts).sum(axis=1) | left << LAYER_SHIFT)
     weight[state, column] = np.where(left == 0, 1.0, -1.0)
     return labels, succ, weight
+
+
+def _positions_below(s: NimState) -> int:
+    """Count the positions below ``s`` (itself included, the empty heaps not): every
+    sorted heaps ``b`` with ``b[i] <= s.heaps[i]`` is one (take from any heap in any
+    order; the mover is folded into the key), so count the non-decreasing sequences
+    under the sorted heaps, one heap at a time (``ways[v]``: those ending in ``v``).
+
+    >>> _positions_below(NimState((1, 2), 1))  # (0,1) (0,2) (1,1) (1,2)
+    4
+    """
+    ways = [1] * (s.heaps[0] + 1)
+    for top in s.heaps[1:]:
+        ways = [sum(ways[:v + 1]) for v in range(top + 1)]
+    return sum(ways) - 1
 
 
 def _parse_heaps(text: str) -> tuple[int, ...]:

@@ -15,8 +15,15 @@ Three kinds of work, each at a rate measured on this project's 2-core machine
 * a simulated game costs ~0.2 ms a move (``jujitsu(num_cards=8)``, 2,000 games in ~3 s
   once solved).
 
-Each ``best-response:`` or ``equilibrium-vs:`` around an agent goes through the game
-once more. Work estimated past ``LIMIT_SECONDS`` is refused in one line with the
+Each ``best-response:`` around an agent goes through the game once more. An
+``equilibrium-vs:`` agent solves, in each seat it plays, a small LP (HiGHS) at every
+decision position of the game as play meets it (*real* positions: the reference face
+memoises on the state, which canonical keys do not merge, so 8-card Jujitsu has 98,000
+of them for its 2,686 stored ones), and so does each ``equilibrium-vs:`` nested inside
+it, in the other seat: ``VS_FIRST_SECONDS`` a real position for the outer level (it
+reads the equilibrium's stage game there too), ``VS_NEXT_SECONDS`` for each level
+inside. The real positions are walked (``decision_positions``), or extrapolated from
+smaller sizes. Work estimated past ``LIMIT_SECONDS`` is refused in one line with the
 estimate and what to do instead (``--force`` runs it anyway).
 
 >>> from gamedb.games import load_game
@@ -26,11 +33,11 @@ estimate and what to do instead (``--force`` runs it anyway).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gamedb.builder.estimate import COUNT_BUDGET, duration, positions_of
+from gamedb.builder.estimate import COUNT_BUDGET, count_positions, duration, positions_of
 from gamedb.games.base import Game, GameError
 from gamedb.games.expansion import root_of
 
@@ -43,6 +50,15 @@ VISITED_PER_SECOND = 30_000
 EQUILIBRIUM_WALKED_PER_SECOND = 300
 #: Seconds a simulated move takes (both agents choose, the game moves on).
 MOVE_SECONDS = 0.2e-3
+#: CPU seconds an ``equilibrium-vs:`` agent spends at a real decision position, measured
+#: (2026-11-26, with a file; one seat): 1.2-2.2 ms, 1.6 typical (5- and 6-card Jujitsu,
+#: 4- and 5-card Goofspiel, Oshi-Zumo of 12 and 20 coins); 0.9 without a file.
+VS_FIRST_SECONDS = 1.6e-3
+#: The same for each ``equilibrium-vs:`` level nested inside: 0.2-1.2 ms, 0.6 typical.
+VS_NEXT_SECONDS = 0.6e-3
+#: Moves (and draws) walked to count the real positions before extrapolating from
+#: smaller sizes (~0.1 s a size).
+REAL_BUDGET = 20_000
 #: Work estimated past this is refused without ``--force``.
 LIMIT_SECONDS = 300.0
 #: Agents that solve the game themselves when no file gives its equilibrium.
@@ -69,6 +85,10 @@ class Cost:
     moves: int
     """Moves of simulated games (at most: games times the game's length)."""
     seconds: float
+    answered: int = 0
+    """LPs the ``equilibrium-vs:`` agents solve: real decision positions x levels x seats."""
+    real: int = 0
+    """Real decision positions of the game (counted or extrapolated), when asked for."""
 
 
 def match_cost(game: Game[Any], pairs: Sequence[tuple[str, str]], *, has_file: bool = False,
@@ -89,8 +109,9 @@ def match_cost(game: Game[Any], pairs: Sequence[tuple[str, str]], *, has_file: b
     """
     names = {name for pair in pairs for name in pair}
     solving = 0 if has_file else sum(1 for name in names if _solves(name))
-    solving += sum(name.count("equilibrium-vs:") for name in names)  # an LP a position each
     passes = sum(name.count("best-response:") for name in names)  # a walk over the game each
+    levels = {name: seats for name, seats in _seats(pairs).items()
+              if name.count("equilibrium-vs:")}
     # exact matches behind an equilibrium walk about the whole game; the others are
     # counted only beside solving: what agents of their own reach is often a sliver of
     # the game (nim's highest against random), and counting every position of a big
@@ -106,7 +127,63 @@ def match_cost(game: Game[Any], pairs: Sequence[tuple[str, str]], *, has_file: b
     moves = (games or 0) * len(pairs) * _length(game)
     seconds = (solved / SOLVED_PER_SECOND + positions * (others + passes) / VISITED_PER_SECOND
                + positions * behind / EQUILIBRIUM_WALKED_PER_SECOND + moves * MOVE_SECONDS)
-    return Cost(positions, exact, solved, visited, moves, seconds)
+    real = decision_positions(game)[0] if levels else 0
+    answered = sum(real * name.count("equilibrium-vs:") * seats for name, seats in levels.items())
+    seconds += sum(real * seats * (VS_FIRST_SECONDS + (name.count("equilibrium-vs:") - 1)
+                                   * VS_NEXT_SECONDS) for name, seats in levels.items())
+    return Cost(positions, exact, solved, visited, moves, seconds, answered, real)
+
+
+def decision_positions(game: Game[Any]) -> tuple[int, bool]:
+    """Return (the game's real decision positions, exact): walked within ``REAL_BUDGET``
+    positions, else extrapolated over its size parameter from smaller sizes, else (no
+    such parameter) its canonical positions, a lower bound."""
+    try:
+        return count_positions(game, REAL_BUDGET, counter=_decisions_within)
+    except GameError:
+        return _positions(game)[0], False
+
+
+def _decisions_within(game: Game[Any], budget: int) -> int | None:
+    """Walk the positions of ``game`` as play meets them (its reference face, states
+    not merged); return the decision positions, or None past ``budget`` moves."""
+    todo = [s for _, s in game.initial()]
+    seen, decisions, walked = set(todo), 0, 0
+    while todo:
+        state = todo.pop()
+        if game.value(state) is not None:
+            continue
+        draws = game.chance(state)
+        decisions += draws is None
+        for child in _children(game, state, draws):
+            walked += 1
+            if walked > budget:
+                return None
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return decisions
+
+
+def _children(game: Game[Any], state: Any, draws: Any) -> Iterator[Any]:
+    """The positions one draw or one joint move leads to (lazily: 1,000-coin Oshi-Zumo
+    has a million joint moves at its start)."""
+    if draws is not None:
+        yield from (child for _, child in draws)
+        return
+    acts1, acts2 = game.actions(state)
+    for a in acts1:
+        for b in acts2:
+            yield from (child for _, child in game.next(state, a, b))
+
+
+def _seats(pairs: Sequence[tuple[str, str]]) -> dict[str, int]:
+    """How many seats (1 or 2) each agent plays in ``pairs``."""
+    seats: dict[str, set[int]] = {}
+    for first, second in pairs:
+        seats.setdefault(first, set()).add(1)
+        seats.setdefault(second, set()).add(2)
+    return {name: len(taken) for name, taken in seats.items()}
 
 
 def check_cost(cost: Cost, what: str, instead: str) -> None:
@@ -122,6 +199,8 @@ def check_cost(cost: Cost, what: str, instead: str) -> None:
     count = f"{cost.positions:,}" if cost.exact else f"about {cost.positions:.1e}"
     parts = [f"{count} positions" if cost.positions else "",
              f"{cost.solved:,} solved on the fly" if cost.solved else "",
+             f"{cost.answered:,} optimal-face LPs of equilibrium-vs: (about {cost.real:,} "
+             "real positions a level and seat)" if cost.answered else "",
              f"{cost.visited:,} visited" if cost.visited else "",
              f"{cost.moves:,} moves simulated" if cost.moves else ""]
     raise TooCostly(f"{what} would take about {duration(cost.seconds)} "

@@ -22,8 +22,11 @@ from gamedb.store import GameDB
 
 
 
-def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
+def make_agent(name: str, game: Game[Any], db: GameDB | None = None, *,
+               equilibrium: Equilibrium | None = None) -> Agent:
     """Return the agent called ``name`` for ``game`` (listed by ``gamedb match --help``).
+
+    ``equilibrium`` is the one the agents of a nested name share (solved or read once).
 
     Raises:
         GameError: an unknown name, or an agent that makes no sense in this game.
@@ -33,13 +36,13 @@ def make_agent(name: str, game: Game[Any], db: GameDB | None = None) -> Agent:
     if colon and prefix in ("best-response", "equilibrium-vs") and not inner.strip():
         raise GameError(f"agent {name!r} needs the agent it answers after the colon, "
                         f"e.g. {prefix}:highest")
+    eq = equilibrium if equilibrium is not None else Equilibrium(game, db)
     if name.startswith("best-response:"):
-        return BestResponse(game, make_agent(name.partition(":")[2], game, db))
+        return BestResponse(game, make_agent(inner, game, db, equilibrium=eq))
     if name.startswith("equilibrium-vs:"):
         from gamedb.play.exploiting import EquilibriumVs  # SciPy: on demand
-        return EquilibriumVs(Equilibrium(game, db), make_agent(name.partition(":")[2], game, db))
+        return EquilibriumVs(eq, make_agent(inner, game, db, equilibrium=eq))
     if name in ("equilibrium", "support-random", "nash-range"):
-        eq = Equilibrium(game, db)
         wrapped: dict[str, Agent] = {"equilibrium": eq, "support-random": SupportRandom(eq),
                                      "nash-range": NashRange(eq)}
         return wrapped[name]
