@@ -103,10 +103,19 @@ def test_read_only_location(tmp_path: Path) -> None:
 def test_ctrl_c_stops_cleanly_with_a_resume_hint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gamedb.builder
 
-    def interrupted(*args: object, **kwargs: object) -> None:
+    def interrupted(game: object, path: Path, **kwargs: object) -> None:
+        path.write_bytes(b"")  # the file a build had begun
+        raise KeyboardInterrupt
+
+    def before_the_file(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(gamedb.builder, "build", interrupted)  # the command imports it late
     result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=3)", "--db",
                                       str(tmp_path / "j.sqlite"), "--quiet"])
     assert result.exit_code == 130 and "run the same command to resume" in result.stderr
+    monkeypatch.setattr(gamedb.builder, "build", before_the_file)
+    result = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=3)", "--db",
+                                      str(tmp_path / "k.sqlite"), "--quiet"])
+    assert result.exit_code == 130 and "nothing to resume" in result.stderr
+    assert not (tmp_path / "k.sqlite").exists()
