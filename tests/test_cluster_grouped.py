@@ -21,6 +21,7 @@ from gamedb.builder import build, grouped
 from gamedb.builder.progress import Counting
 from gamedb.games.goofspiel import groups
 from tests.test_cluster import Scheduler
+from tests.test_cluster import _dump as rows_dump
 
 pytest.importorskip("distributed")
 
@@ -29,14 +30,11 @@ PAGES = {"page_min": 500, "page_size": 300, "strategies_from": 0}
 
 
 def _dump(path: Path) -> tuple[object, ...]:
+    """``tests/test_cluster.py``'s dump (rows, layers, meta, Grundy values) and the pages."""
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
-        return (conn.execute("SELECT layer, page, first_key, count, data FROM pages "
-                             "ORDER BY layer, page").fetchall(),
-                conn.execute("SELECT key, value, gap, strategy1, strategy2 FROM states "
-                             "ORDER BY key").fetchall(),
-                conn.execute("SELECT layer, states, done, max_gap FROM layers").fetchall(),
-                conn.execute("SELECT name, value FROM meta WHERE name NOT IN "
-                             "('created', 'seconds') ORDER BY name").fetchall())
+        pages = conn.execute("SELECT layer, page, first_key, count, data FROM pages "
+                             "ORDER BY layer, page").fetchall()
+    return (pages, *rows_dump(path))
 
 
 @pytest.fixture(scope="module")

@@ -91,19 +91,17 @@ class Parts:
         return np.concatenate(parts) if parts else np.zeros(0)
 
 
-def map_task(source: Grouped, layer: int, paged: PageLayer, strategies: bool, target: int,
-             group: int, numbers: list[int], part: Floats | None,
+def map_task(source: Grouped, layer: int, paged: PageLayer, strategies: bool, group: int,
+             chunks: list[tuple[int, tuple[int, int]]], part: Floats | None,
              stored: dict[int, Floats]) -> MapResult:
-    """Solve group ``group``'s chunks ``numbers`` of ``layer`` (those not in ``stored``,
-    whose values are given) from ``part``; return them as pages numbered by their chunk,
-    with the kernel's fallbacks, and their contributions by reduce group."""
+    """Solve group ``group``'s ``chunks`` of ``layer`` (number, bounds; those not in
+    ``stored``, whose values are given) from ``part``; return them as pages numbered by
+    their chunk, with the kernel's fallbacks, and their contributions by reduce group."""
     from gamedb.builder.runner import solve_range  # the runner imports this module
     sliced = source.group_slice(layer, group, part)
-    chunks = source.chunks(layer, target)
     solved: Solved = []
     pieces: dict[int, list[Piece]] = {}
-    for number in numbers:
-        start, stop = chunks[number]
+    for number, (start, stop) in chunks:
         values = stored.get(number)
         if values is None:
             chunk, fell_back = solve_range(source, layer, sliced, paged, strategies,
@@ -166,6 +164,7 @@ class GroupedLayer:
         ``stored(numbers)``: the values of the chunks among ``numbers`` already stored."""
         client, source = self.client, self.source
         target = paged.page_size
+        chunks = source.chunks(layer, target)  # cut once here, not in every task
         groups = source.map_groups(layer, target)
         with translated(client):  # the workers get the tables of this layer only
             tables = client.scatter(source.for_layer(layer), broadcast=True, hash=False)
@@ -175,8 +174,9 @@ class GroupedLayer:
                 given: Any = stored(numbers)
                 if given:  # a resumed layer's stored chunks: data, not part of the graph
                     given = client.scatter(given, hash=False)
-                maps[g] = client.submit(map_task, tables, layer, paged, strategies,
-                                        target, g, numbers, part, given, pure=False)
+                maps[g] = client.submit(map_task, tables, layer, paged, strategies, g,
+                                        [(i, chunks[i]) for i in numbers], part, given,
+                                        pure=False)
             sizes = source.part_sizes(layer)
             reduces = []
             for h, feeders in sorted(source.feeds(layer).items()):

@@ -190,14 +190,15 @@ class _Run(Committer):
         (``builder.grouped``); return its summary's parts there."""
         assert isinstance(self.run_on, Dask), "a grouped layer runs on a cluster"
 
-        def values(numbers: list[int]) -> dict[int, Floats]:
-            stored = self.writer.page_numbers(layer)
-            return {i: self.writer.page_values(layer, i) for i in numbers if i in stored}
-
+        if self._groups is None:
+            self._groups = GroupedLayer(self.run_on, self.source)  # type: ignore[arg-type]
+        runner = self._groups
         for attempt in range(RESENDS + 1):
-            if self._groups is None:
-                self._groups = GroupedLayer(self.run_on, self.source)  # type: ignore[arg-type]
-            runner = self._groups
+            stored = self.writer.page_numbers(layer)  # once an attempt, not once a group
+
+            def values(numbers: list[int]) -> dict[int, Floats]:
+                return {i: self.writer.page_values(layer, i) for i in numbers if i in stored}
+
             try:
                 if below is not None and not isinstance(below, Parts):
                     below = runner.parts(layer - 1, below)
@@ -214,8 +215,7 @@ class _Run(Committer):
                                        f"{RESENDS + 1} times in layer {layer} ({exc}); every "
                                        "finished chunk is saved: run the same command to "
                                        "resume") from None
-                self._groups = None  # the game's tables too, maybe
-                if layer > 1:
+                if layer > 1:  # the tables are sent again by the next run
                     below = self.stored_summary(layer - 1, self.sizes[layer - 1])
         raise AssertionError("unreachable")
 

@@ -36,7 +36,7 @@ from gamedb.store.lock import BuildLock
 from gamedb.store.migrate import check_schema, create_schema
 from gamedb.store.schema import SCHEMA_REVISION
 from gamedb.store.pages import (CODEC, ROWS, KeyMap, PageReader, PageRows, damage_said,
-                                encode_rows, pack_ints)
+                                decode_numbers, encode_rows, pack_ints)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,13 +230,18 @@ class Writer:
             "SELECT page FROM pages WHERE layer = ?", (layer,))}
 
     def page_values(self, layer: int, page: int) -> npt.NDArray[np.float64]:
-        """Return the values of one stored page, checked finite (``DamagedFile``)."""
-        with damage_said(self.path, f"layer {layer}"):
-            rows = self.pages.page(layer, page)
-        if rows is None or not np.isfinite(rows.values).all():
+        """Return the values of one stored page, checked finite (``DamagedFile``): its
+        values section alone is decoded (no keys, no strategies)."""
+        row = self._raw.execute("SELECT count, data FROM pages WHERE layer = ? AND page = ?",
+                                (layer, page)).fetchone()
+        values = None
+        if row is not None:
+            with damage_said(self.path, f"layer {layer}"):
+                values, _ = decode_numbers(row[1], int(row[0]), self.pages.layers[layer].codec)
+        if values is None or not np.isfinite(values).all():
             raise DamagedFile(self.path, f"layer {layer}: page {page} is missing or holds "
                                          "a value that is not a finite number")
-        return rows.values
+        return values
 
     def layer_values(self, layer: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """Return the stored keys (sorted) and values of one layer."""
