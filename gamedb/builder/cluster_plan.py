@@ -5,12 +5,14 @@ map and reduce tasks of each layer (``builder.grouped``) hold, send and take, fr
 win/loss index's exact counts (its forward pass: seconds at 11 cards, minutes at 13)
 and the CPU rates measured on this project's own 11- and 12-card builds.
 
-A map task holds the tables of its layer and the layer below (sent to every worker
-once a layer), its group's part of the summary below, one chunk's stage games at a
-time, and its group's finished pages and contributions until it returns. A layer's
-contributions wait on the workers until the reduce tasks that need them have all their
-inputs: at worst the whole layer's, spread over the workers (Dask spills them to disk
-past a worker's memory limit). Each worker also keeps its share of two summaries.
+A map task holds the tables all groups of its layer share (the moves of its layer and
+the layer below, the blocks: sent to every worker once a layer), its group's score sets
+(its cells) and part of the summary below, one chunk's stage games at a time, and its
+group's finished pages and contributions until it returns. A layer's contributions (a
+term for every chance value and draw) wait on the workers until the reduce tasks that
+need them have all their inputs: at worst the whole layer's, spread over the workers
+(Dask spills them to disk past a worker's memory limit), and so do the cells of the
+map tasks not run yet. Each worker also keeps its share of two summaries.
 """
 
 from __future__ import annotations
@@ -31,9 +33,12 @@ STORED = 4.81
 #: Bytes a worker process holds before any task (Python, NumPy, numba's compiled code,
 #: Dask), measured as a worker's RSS at its first task.
 PROCESS = 300 << 20
-#: Bytes of the contributions of a position to the reduce tasks: entry (int32), term
-#: (float64), draw (int8), and a second one for some positions at score 0.
-CONTRIBUTION = 14
+#: Bytes of a term sent from a map task to a reduce task: one float64 for each chance
+#: value of the layer and each draw (``WinLossIndex.dense``).
+TERM = 8
+#: Bytes of a position's terms inside its map task before they are made whole segments:
+#: entry (int32), term (float64), draw (int8), a few positions two at score 0.
+RAW_TERM = 14
 #: Copies of a chunk's k x k games alive in the kernel (payoffs, tableau, strategies).
 GAME_COPIES = 3
 #: Copies of the data a task makes or receives that a Dask worker holds at its peak (the
@@ -57,8 +62,8 @@ class LayerPlan:
     map_bytes: int
     """Peak bytes of a worker running the largest map task (``PROCESS`` and tables in)."""
     waiting: int
-    """Bytes of the layer's contributions waiting for their reduce tasks, a worker's
-    share of all of them."""
+    """Bytes of the layer's contributions waiting for their reduce tasks and of the
+    cells waiting for their map tasks, a worker's share of all of them."""
     reduce_tasks: int
     reduce_bytes: int
     """Peak bytes of a worker running the largest reduce task: its inputs (k terms an
@@ -81,7 +86,7 @@ class ClusterPlan:
     workers: int
     worker_bytes: int
     tables: int
-    """Bytes of the tables a worker holds for the layer that needs the most."""
+    """Bytes of the tables every worker holds for the layer that needs the most."""
     layers: list[LayerPlan]
 
     @property
@@ -125,23 +130,25 @@ def plan(face: Grouped, spec: str, workers: int, worker_bytes: int) -> ClusterPl
     for k in face.layers():
         tables = max(tables, face.layer_bytes(k))
         per_group = face.map_group_sizes(k)
+        cells = face.cells_bytes(k)
         stage = face.stage_size(k)
         largest = int(per_group.max())
         part_in = max(face.part_sizes(k - 1)) * 8 if k > 1 else 0
         part_out = max(face.part_sizes(k)) * 8
         chunk_games = min(largest, 1 << 16) * stage * stage * 8 * GAME_COPIES
-        held = int(largest * (CONTRIBUTION + STORED))
+        held = int(largest * (RAW_TERM + TERM + STORED))
+        terms = face.summary_size(k) * stage * TERM
         rate = RATES.get(stage, max(RATES.values()))
         cpu = face.size(k) * rate
         layers.append(LayerPlan(
             k, face.size(k), face.summary_size(k) * 8, int((per_group > 0).sum()), largest,
-            part_in, PROCESS + face.layer_bytes(k) + part_in + chunk_games + held,
-            int(face.size(k) * CONTRIBUTION) // workers,
+            part_in,
+            PROCESS + face.layer_bytes(k) + int(cells.max()) + part_in + chunk_games + held,
+            (terms + int(cells.sum())) // workers,
             len(face.set_bounds(k)) - 1,
-            PROCESS + face.layer_bytes(k) + int(part_out // 8 * stage * 13 * 1.2) + part_out,
+            PROCESS + face.layer_bytes(k) + part_out * stage + part_out,
             part_out, cpu,
-            max(cpu / workers, largest * rate), int(face.size(k) * STORED),
-            int(face.size(k) * CONTRIBUTION)))
+            max(cpu / workers, largest * rate), int(face.size(k) * STORED), terms))
     return ClusterPlan(spec, workers, worker_bytes, tables, layers)
 
 
@@ -158,7 +165,8 @@ def table(p: ClusterPlan) -> str:
             "part out MB | CPU h | wall | "
             "to the builder GB | between workers GB |")
     lines = [f"{p.spec} on {p.workers} workers of {size(p.worker_bytes)} (one thread "
-             f"each); the game's tables: at most {size(p.tables)} on every worker (a layer's)",
+             f"each); the game's tables: at most {size(p.tables)} on every worker (a layer's, "
+             f"and each map task its own prize sets' score sets)",
              "", head,
              "|---:" * 14 + "|"]
     for r in reversed(p.layers):

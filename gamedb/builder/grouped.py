@@ -2,12 +2,14 @@
 
 A source that cuts its layers in groups (``Grouped``: win/loss Goofspiel,
 ``games.goofspiel.groups``) is built on a cluster without any worker holding a whole
-summary:
+summary or a whole layer's tables:
 
 - one **map** task per group G of layer k reads G's part of layer k - 1's summary
-  (``Parts``: a future per group, on the workers), solves G's chunks into finished
+  (``Parts``: a future per group, on the workers) and G's score sets (its *cells*; every
+  worker holds only the tables all groups share), solves G's chunks into finished
   keyed pages (numbered: a page's number is its chunk's), and splits what their values
-  add to layer k's summary by the reduce group they fall in;
+  add to layer k's summary by the reduce group they fall in, as whole segments (a term
+  for every chance value of a prize set, for one draw);
 - one **reduce** task per group H adds those contributions in increasing draw (the
   order a local build adds them: the same doubles) into H's part of layer k's summary,
   which stays on the cluster for layer k + 1's map tasks.
@@ -35,10 +37,13 @@ if TYPE_CHECKING:
     from gamedb.builder.cluster import Client, Future
 
 Piece = tuple[Ints, Floats, Ints]
-"""Contributions to one reduce group: (entries of its part, terms, draws)."""
+"""Contributions of a range to one reduce group: (entries of its part, terms, draws)."""
+Dense = tuple[Ints, Ints, Floats]
+"""A map task's contributions to one reduce group, as whole segments of its part:
+(spans [start, stop), draws, values)."""
 Solved = list[tuple[int, Chunk, int]]
 """A map task's chunks: (number, the finished chunk, the kernel's fallbacks)."""
-MapResult = tuple[Solved, dict[int, Piece]]
+MapResult = tuple[Solved, dict[int, Dense]]
 
 
 class Grouped(LayerSource, Protocol):
@@ -49,6 +54,10 @@ class Grouped(LayerSource, Protocol):
 
     def for_layer(self, layer: int) -> Grouped: ...
 
+    def group_cells(self, layer: int, group: int) -> Any: ...
+
+    def with_cells(self, cells: Any) -> Grouped: ...
+
     def map_groups(self, layer: int, target: int) -> dict[int, list[int]]: ...
 
     def partition(self, layer: int, group: int, summary: Floats) -> Floats: ...
@@ -58,7 +67,9 @@ class Grouped(LayerSource, Protocol):
     def contributions(self, layer: int, start: int, stop: int,
                       values: Floats) -> dict[int, Piece]: ...
 
-    def reduce(self, size: int, pieces: list[Piece]) -> Floats: ...
+    def dense(self, layer: int, group: int, piece: Piece) -> Dense: ...
+
+    def reduce(self, size: int, pieces: list[Dense]) -> Floats: ...
 
     def feeds(self, layer: int) -> dict[int, list[int]]: ...
 
@@ -69,6 +80,8 @@ class Grouped(LayerSource, Protocol):
     def stage_size(self, layer: int) -> int: ...
 
     def layer_bytes(self, layer: int) -> int: ...
+
+    def cells_bytes(self, layer: int) -> Ints: ...
 
 
 def is_grouped(source: LayerSource) -> bool:
@@ -91,13 +104,15 @@ class Parts:
         return np.concatenate(parts) if parts else np.zeros(0)
 
 
-def map_task(source: Grouped, layer: int, paged: PageLayer, strategies: bool, group: int,
-             chunks: list[tuple[int, tuple[int, int]]], part: Floats | None,
+def map_task(tables: Grouped, cells: Any, layer: int, paged: PageLayer, strategies: bool,
+             group: int, chunks: list[tuple[int, tuple[int, int]]], part: Floats | None,
              stored: dict[int, Floats]) -> MapResult:
     """Solve group ``group``'s ``chunks`` of ``layer`` (number, bounds; those not in
-    ``stored``, whose values are given) from ``part``; return them as pages numbered by
-    their chunk, with the kernel's fallbacks, and their contributions by reduce group."""
+    ``stored``, whose values are given) from ``part``, with the layer's ``tables`` and the
+    group's ``cells``; return them as pages numbered by their chunk, with the kernel's
+    fallbacks, and their contributions by reduce group, as whole segments."""
     from gamedb.builder.runner import solve_range  # the runner imports this module
+    source = tables.with_cells(cells)
     sliced = source.group_slice(layer, group, part)
     solved: Solved = []
     pieces: dict[int, list[Piece]] = {}
@@ -112,7 +127,7 @@ def map_task(source: Grouped, layer: int, paged: PageLayer, strategies: bool, gr
             solved.append((number, chunk, fell_back))
         for h, piece in source.contributions(layer, start, stop, values).items():
             pieces.setdefault(h, []).append(piece)
-    return solved, {h: _joined(parts) for h, parts in pieces.items()}
+    return solved, {h: source.dense(layer, h, _joined(parts)) for h, parts in pieces.items()}
 
 
 def _joined(pieces: list[Piece]) -> Piece:
@@ -124,12 +139,12 @@ def _pages(result: MapResult) -> Solved:
     return result[0]
 
 
-def _piece(result: MapResult, h: int) -> Piece | None:
+def _piece(result: MapResult, h: int) -> Dense | None:
     return result[1].get(h)
 
 
-def reduce_task(reduce: Callable[[int, list[Piece]], Floats], size: int,
-                *pieces: Piece | None) -> Floats:
+def reduce_task(reduce: Callable[[int, list[Dense]], Floats], size: int,
+                *pieces: Dense | None) -> Floats:
     """Group H's part of the layer's summary from the map tasks' pieces for H
     (``reduce``: the source's, which needs none of its tables)."""
     return reduce(size, [piece for piece in pieces if piece is not None])
@@ -166,7 +181,7 @@ class GroupedLayer:
         target = paged.page_size
         chunks = source.chunks(layer, target)  # cut once here, not in every task
         groups = source.map_groups(layer, target)
-        with translated(client):  # the workers get the tables of this layer only
+        with translated(client):  # every worker: the layer's tables; a task: its cells
             tables = client.scatter(source.for_layer(layer), broadcast=True, hash=False)
             maps: dict[int, Future[Any]] = {}
             for g, numbers in sorted(groups.items()):
@@ -174,9 +189,11 @@ class GroupedLayer:
                 given: Any = stored(numbers)
                 if given:  # a resumed layer's stored chunks: data, not part of the graph
                     given = client.scatter(given, hash=False)
-                maps[g] = client.submit(map_task, tables, layer, paged, strategies, g,
+                cells = client.scatter(source.group_cells(layer, g), hash=False)
+                maps[g] = client.submit(map_task, tables, cells, layer, paged, strategies, g,
                                         [(i, chunks[i]) for i in numbers], part, given,
                                         pure=False)
+                del cells
             sizes = source.part_sizes(layer)
             reduces = []
             for h, feeders in sorted(source.feeds(layer).items()):
@@ -207,5 +224,5 @@ def grouped_layer(run_on: Any, source: LayerSource, paged: PageLayer | None) -> 
     return isinstance(run_on, Dask) and is_grouped(source) and paged is not None and paged.keyed
 
 
-__all__ = ["Forgotten", "Grouped", "GroupedLayer", "Parts", "grouped_layer", "is_grouped",
+__all__ = ["Dense", "Forgotten", "Grouped", "GroupedLayer", "Parts", "grouped_layer", "is_grouped",
            "map_task", "reduce_task"]

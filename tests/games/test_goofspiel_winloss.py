@@ -11,7 +11,7 @@ import pytest
 from gamedb.builder import build
 from gamedb.games import load_game
 from gamedb.games.goofspiel.scores import WORD_BITS
-from gamedb.games.goofspiel.winloss import COUNTED, MAX_CARDS, WinLossIndex, radius
+from gamedb.games.goofspiel.winloss import COUNTED, MAX_CARDS, Dense, WinLossIndex, radius
 from gamedb.solver.backward import enumerate_layers
 from gamedb.solver.matrix_game import solve_games
 from gamedb.verify import verify
@@ -171,10 +171,12 @@ def test_a_range_reads_only_its_slice_of_the_layer_below(n: int, word_bits: int)
                                                 (6, 5, 400)])
 def test_map_by_prize_set_and_reduce_by_prize_set_give_the_same_doubles(
         n: int, word_bits: int, target: int) -> None:
-    """A layer cut in prize-set groups (``goofspiel.groups``): each group's map reads only
-    its part of the summary below and builds the same stage games; the reduce of its
-    contributions, from every group in any order, is the same part of the summary that
-    ``accumulate`` builds in key order, bit for bit; the chunks never cross a run."""
+    """A layer cut in prize-set groups (``goofspiel.groups``): each group's map, from the
+    layer's shared tables and its own cells only (``for_layer``, ``group_cells``), reads
+    only its part of the summary below and builds the same stage games and keys; the
+    reduce of its contributions as whole segments, from every group in any order, is the
+    same part of the summary that ``accumulate`` builds in key order, bit for bit; the
+    chunks never cross a run."""
     face = _face(n).with_word_bits(word_bits).with_group_target(target)
     summaries = {k: layer.summary for k, layer in solve_source(face, 250).items()}
     several = 0
@@ -186,18 +188,32 @@ def test_map_by_prize_set_and_reduce_by_prize_set_give_the_same_doubles(
         groups = face.map_groups(k, 50)
         assert sorted(i for numbers in groups.values() for i in numbers) == list(range(len(chunks)))
         several += len(groups) > 1
-        pieces: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        tables = face.for_layer(k)
+        pieces: dict[int, list[Dense]] = {}
         for g in reversed(sorted(groups)):  # any order of the map tasks
             part = None if k == 1 else face.partition(k - 1, g, below)
-            sliced = face.group_slice(k, g, part)
+            cells = face.group_cells(k, g)
+            held = [cells.numbering, cells.reach, cells.first]
+            if cells.below is not None:
+                held += [cells.below.local, cells.below.reach, cells.below.first]
+            assert sum(a.nbytes for a in held) == face.cells_bytes(k)[g], (k, g)
+            if len(groups) > 3 and k < n:  # a few prize sets' score sets, not all
+                assert cells.reach.nbytes < face.reach()[k].nbytes, (k, g)
+            mine = tables.with_cells(cells)
+            sliced = mine.group_slice(k, g, part)
+            raw: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
             for i in groups[g]:
                 start, stop = chunks[i]
                 whole = face.games(k, start, stop, below)
-                mine = face.games(k, start, stop, sliced)
-                assert all(np.array_equal(a, b) for a, b in zip(whole, mine)), (k, g, i)
+                games = mine.games(k, start, stop, sliced)
+                assert all(np.array_equal(a, b) for a, b in zip(whole, games)), (k, g, i)
+                assert np.array_equal(mine.keys(k, start, stop), face.keys(k, start, stop))
                 values = solve_games(*whole).values
-                for h, piece in face.contributions(k, start, stop, values).items():
-                    pieces.setdefault(h, []).append(piece)
+                for h, piece in mine.contributions(k, start, stop, values).items():
+                    raw.setdefault(h, []).append(piece)
+            for h, got in raw.items():
+                joined = tuple(np.concatenate(a) for a in zip(*got))
+                pieces.setdefault(h, []).append(mine.dense(k, h, joined))
         bounds = face.set_bounds(k)
         assert sorted(pieces) == list(range(len(bounds) - 1)), k
         for h, got in pieces.items():

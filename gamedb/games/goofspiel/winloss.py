@@ -29,7 +29,7 @@ for bit. A decided successor contributes sign(d') / draws summed draws times, as
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import comb
 
 import numpy as np
@@ -114,6 +114,9 @@ class WinLossIndex(Chained):
         self._blocks: dict[int, tuple[Ints, Ints, Ints, Ints]] = {}
         self._sizes: dict[int, int] = {}
         self._offsets: dict[int, Ints] = {}
+        self._set_starts: dict[int, Ints] = {}
+        self._numbering: dict[int, Ints] = {}  # a group's copy: its own cells (``with_cells``)
+        self._held: Cells | None = None  # a group's copy: the cells it holds
         self._last: tuple[tuple[int, int, int], tuple[Ints, Ints]] = ((0, 0, 0), (ZERO, ZERO))
 
     def with_word_bits(self, word_bits: int) -> WinLossIndex:
@@ -171,6 +174,18 @@ class WinLossIndex(Chained):
                 del self._offsets[old]
             self._offsets[layer] = set_offsets(self.reach()[layer], self.words[layer])
         return self._offsets[layer]
+
+    def set_starts(self, layer: int) -> Ints:
+        """Return where each prize set's chance values start in ``layer``'s summary (colex
+        order; one more entry: the summary's size)."""
+        if layer not in self._set_starts:
+            self._set_starts[layer] = self.offsets(layer)[::len(self._codes[layer])].copy()
+        return self._set_starts[layer]
+
+    def _cells_of(self, layer: int) -> Ints:
+        """The numbering of prize sets that ``reach()[layer]`` and ``offsets(layer)`` are
+        laid out by: colex, or a group's own (``with_cells``)."""
+        return self._numbering.get(layer, self.colex)
 
     def tables(self, k: int) -> tuple[Ints, Ints, np.ndarray]:
         """Return (twin, succ, sign) of layer k: the index of each pattern's swapped
@@ -276,24 +291,75 @@ class WinLossIndex(Chained):
         return out
 
     def for_layer(self, layer: int) -> WinLossIndex:
-        """Return a copy holding only the tables the map and reduce tasks of ``layer``
-        read (those of ``layer`` and the layer below): what a cluster's workers are sent
-        (13 cards: a layer's part of the whole index's 4.4 GiB)."""
-        keep = [k for k in (layer - 1, layer) if k >= 1]
-        for k in keep:
-            self.offsets(k)
+        """Return a copy holding the tables every map task of ``layer`` reads, whatever its
+        group: the moves of ``layer`` and of the layer below, ``layer``'s blocks, runs and
+        groups, and where its prize sets start in its summary. Not the score sets and their
+        offsets: each task gets its group's (``group_cells``, ``with_cells``). What a
+        cluster's workers are sent once a layer (13 cards: at most 0.2 GiB, where the
+        score sets of two layers and their offsets take 3.5 GiB)."""
         self.runs(layer)
         part = WinLossIndex.__new__(WinLossIndex)
         part.__dict__.update(self.__dict__)
-        part._reach = {k: self.reach()[k] for k in keep}
-        part._tables = {k: self.tables(k) for k in keep}
+        part._reach = {}
+        part._tables = {k: self.tables(k) for k in (layer - 1, layer) if k >= 1}
         part._blocks = {layer: self.blocks(layer)}
-        part._offsets = {k: self.offsets(k) for k in keep}
+        part._offsets = {}
+        part._set_starts = {layer: self.set_starts(layer)}
         part._runs = {layer: self._runs[layer]}
         part._bounds = {size: self.set_bounds(size) for size in (layer - 1, layer)}
         part._sizes = {layer: self.size(layer)}
         part._last = ((0, 0, 0), (ZERO, ZERO))
         return part
+
+    def group_cells(self, layer: int, group: int) -> Cells:
+        """Return the score sets the map task of group ``group`` of ``layer`` reads: those
+        of the chance nodes (c, P) its positions (c, Q, p, d) belong to (P = Q + p, Q in
+        the group), with their offsets in ``layer``'s summary, and those of the cells
+        (c, Q) of the layer below (``group_slice``'s). 13 cards: ~12 MB a group of one
+        prize set."""
+        n, patterns, words = self.n, len(self._codes[layer]), self.words[layer]
+        bounds = self.set_bounds(layer - 1)
+        hidden = masks_of(n, layer - 1)[bounds[group]:bounds[group + 1]]
+        cards = np.int64(1) << np.arange(n, dtype=np.int64)
+        grown = hidden[:, None] | cards
+        sets = np.unique(grown[grown != hidden[:, None]])
+        numbering = np.full(1 << n, -1, np.int64)
+        numbering[sets] = np.arange(len(sets))
+        cells = (self.colex[sets][:, None] * patterns + np.arange(patterns)).reshape(-1)
+        reach = self.reach()[layer][(cells[:, None] * words + np.arange(words)).reshape(-1)]
+        below = None if layer == 1 else self._slice_tables(layer, group)
+        return Cells(layer, group, numbering, reach, self.offsets(layer)[cells], below)
+
+    def with_cells(self, cells: Cells) -> WinLossIndex:
+        """Return this copy (``for_layer(cells.layer)``) completed with one group's score
+        sets (``group_cells``): the source its map task solves and adds up with, for the
+        ranges of that group only."""
+        part = WinLossIndex.__new__(WinLossIndex)
+        part.__dict__.update(self.__dict__)
+        part._reach = {cells.layer: cells.reach}
+        part._offsets = {cells.layer: cells.first}
+        part._numbering = {cells.layer: cells.numbering}
+        part._held = cells
+        part._last = ((0, 0, 0), (ZERO, ZERO))
+        return part
+
+    def cells_bytes(self, layer: int) -> Ints:
+        """Return the bytes of each map group's ``group_cells`` of ``layer``
+        (``builder.cluster_plan``), counted without making them."""
+        n, low = self.n, layer - 1
+        bounds = self.set_bounds(low)
+        hidden = masks_of(n, low)
+        cards = np.int64(1) << np.arange(n, dtype=np.int64)
+        touched = [len(np.unique((h[:, None] | cards)[(h[:, None] & cards) == 0]))
+                   for h in np.split(hidden, bounds[1:-1])]
+        cell = 8 * self.words[layer] + 8  # a score set and its offset
+        low_cell = 8 * self.words[low] + 8 if low >= 1 else 0
+        patterns = len(self._codes[layer])
+        low_patterns = len(self._codes[low]) if low >= 1 else 0
+        sizes = np.diff(bounds)
+        below = sizes * low_patterns * low_cell + (8 << n) + 8 if low >= 1 else 0 * sizes
+        out: Ints = np.array(touched, np.int64) * patterns * cell + (8 << n) + below
+        return out
 
     def map_group_sizes(self, layer: int) -> Ints:
         """Return the positions of each map group of ``layer`` (``builder.cluster_plan``)."""
@@ -311,9 +377,8 @@ class WinLossIndex(Chained):
     def layer_bytes(self, layer: int) -> int:
         """Bytes of ``for_layer(layer)``'s tables (``builder.cluster_plan``)."""
         part = self.for_layer(layer)
-        arrays = [*part.reach().values(), *(a for t in part._tables.values() for a in t),
-                  *part._blocks[layer], *part._offsets.values(), *part._codes.values(),
-                  part.colex]
+        arrays = [*(a for t in part._tables.values() for a in t), *part._blocks[layer],
+                  *part._set_starts.values(), *part._codes.values(), part.colex]
         return sum(int(a.nbytes) for a in arrays)
 
     def partition(self, layer: int, group: int, summary: Floats) -> Floats:
@@ -333,6 +398,18 @@ class WinLossIndex(Chained):
         ``slice_below`` for any range of the group's runs)."""
         if layer == 1:
             return self.slice_below(1, 0, 1, None)
+        held = self._held
+        if held is None:  # the whole index
+            below = self._slice_tables(layer, group)
+        else:
+            assert (held.layer, held.group) == (layer, group) and held.below is not None, \
+                "a group's copy reads only its own group"
+            below = held.below
+        assert part is not None and len(part) == below.first[-1], "the group's part"
+        return replace(below, chance=part)
+
+    def _slice_tables(self, layer: int, group: int) -> Slice:
+        """``group_slice`` without the chance values."""
         low = layer - 1
         lo, hi = self._cells(low, group)
         bounds, words = self.set_bounds(low), self.words[low]
@@ -340,9 +417,8 @@ class WinLossIndex(Chained):
         local = np.full(1 << self.n, -1, np.int64)
         sets = masks_of(self.n, low)[bounds[group]:bounds[group + 1]]
         local[sets] = np.arange(len(sets))
-        assert part is not None and len(part) == first[hi] - first[lo], "the group's part"
-        return Slice(local, self.reach()[low][lo * words:hi * words],
-                     first[lo:hi + 1] - first[lo], part)
+        return Slice(local, self.reach()[low][lo * words:hi * words].copy(),
+                     first[lo:hi + 1] - first[lo], np.zeros(0))
 
     def contributions(self, layer: int, start: int, stop: int,
                       values: Floats) -> dict[int, tuple[Ints, Floats, Ints]]:
@@ -354,15 +430,15 @@ class WinLossIndex(Chained):
         score, prize, hidden, _ = self.blocks(layer)
         entry, term, at = _contributions(
             np.ascontiguousarray(values, np.float64), block, code, (score, prize, hidden),
-            self.tables(layer)[0], self.colex, layer, (self.reach()[layer], self.offsets(layer)),
+            self.tables(layer)[0], self._cells_of(layer), layer, (self.reach()[layer], self.offsets(layer)),
             (radius(self.n, layer), self.words[layer], self.word_bits))
-        patterns, first = len(self._codes[layer]), self.offsets(layer)
-        owner = np.searchsorted(self.set_bounds(layer), self.colex[
+        bounds, starts = self.set_bounds(layer), self.set_starts(layer)
+        owner = np.searchsorted(bounds, self.colex[
             hidden[block[at]] | (1 << (prize[block[at]] - 1))], "right") - 1
         out: dict[int, tuple[Ints, Floats, Ints]] = {}
         for g in np.unique(owner).tolist():
             mine = owner == g
-            base = first[int(self.set_bounds(layer)[g]) * patterns]
+            base = starts[int(bounds[g])]
             out[g] = ((entry[mine] - base).astype(np.int32), term[mine],
                       prize[block[at[mine]]].astype(np.int8))
         return out
@@ -388,21 +464,52 @@ class WinLossIndex(Chained):
         return [int(b - a) for a, b in (self._part_range(layer, g) for g in range(groups))]
 
     def _part_range(self, layer: int, group: int) -> tuple[int, int]:
-        lo, hi = self._cells(layer, group)
-        first = self.offsets(layer)
-        return int(first[lo]), int(first[hi])
+        bounds, starts = self.set_bounds(layer), self.set_starts(layer)
+        return int(starts[bounds[group]]), int(starts[bounds[group + 1]])
+
+    def dense(self, layer: int, group: int, piece: tuple[Ints, Floats, Ints]) -> Dense:
+        """Return the ``contributions`` of a whole map task to reduce group ``group``
+        (every chunk's, joined) as segments, one for each (P, p) they reach: a term for
+        every chance value of P, in order. A chance value (c, P, d) gets exactly one
+        term a draw p, from its position (c, P - p, p, d) or at d = 0 from its twin's,
+        and P - p is in one map group, so the segments are whole: 8 bytes a term, not 13.
+        Returns (spans: [start, stop) in the group's part, draws, values)."""
+        entry, term, draw = piece
+        bounds = self.set_bounds(layer)
+        starts = self.set_starts(layer)[bounds[group]:bounds[group + 1] + 1]
+        starts = starts - starts[0]
+        key = (np.searchsorted(starts, entry, "right") - 1) * 64 + draw  # draws: 1..13
+        order = np.argsort(key, kind="stable")
+        segments, counts = np.unique(key[order], return_counts=True)
+        sets, draws = segments // 64, segments % 64
+        spans = np.stack([starts[sets], starts[sets + 1]], axis=1)
+        at = np.zeros(len(segments) + 1, np.int64)
+        np.cumsum(spans[:, 1] - spans[:, 0], out=at[1:])
+        segment = np.repeat(np.arange(len(segments)), counts)
+        slot = at[segment] + entry[order] - spans[segment, 0]
+        filled = np.zeros(int(at[-1]), bool)
+        filled[slot] = True
+        if not np.array_equal(counts, np.diff(at)) or not filled.all():
+            raise RuntimeError(f"layer {layer}: the terms for reduce group {group} are not "
+                               "one a chance value and draw")
+        values = np.empty(int(at[-1]))
+        values[slot] = term[order]
+        return spans, draws.astype(np.int8), values
 
     @staticmethod
-    def reduce(size: int, pieces: list[tuple[Ints, Floats, Ints]]) -> Floats:
-        """Return a group's part of a layer's summary (``size`` entries) from the
-        ``contributions`` of every range whose values reach it, in any order: added in
-        increasing draw p, each entry from 0.0, as ``accumulate`` adds them."""
+    def reduce(size: int, pieces: list[Dense]) -> Floats:
+        """Return a group's part of a layer's summary (``size`` entries) from the map
+        tasks' ``dense`` pieces for it, in any order: added in increasing draw p, each
+        entry from 0.0, as ``accumulate`` adds them (the order within a draw is free:
+        an entry gets one term a draw)."""
         part = np.zeros(size)
-        draws = sorted({int(d) for piece in pieces for d in np.unique(piece[2]).tolist()})
-        for d in draws:  # each entry gets one term a draw: the order within one is free
-            for entry, term, draw in pieces:
-                mine = draw == d
-                part[entry[mine]] += term[mine]
+        segments = []
+        for spans, draws, values in pieces:
+            at = np.concatenate([[0], np.cumsum(spans[:, 1] - spans[:, 0])]).tolist()
+            segments += [(d, a, b, values, o) for d, (a, b), o in
+                         zip(draws.tolist(), spans.tolist(), at)]
+        for _, a, b, values, o in sorted(segments, key=lambda s: s[0]):
+            part[a:b] += values[o:o + b - a]
         return part
 
     def _positions(self, layer: int, start: int, stop: int) -> tuple[Ints, Ints]:
@@ -414,7 +521,7 @@ class WinLossIndex(Chained):
             score, prize, hidden, offsets = self.blocks(layer)
             self._last = ((layer, start, stop), _positions(
                 start, stop, offsets, score, prize, hidden, self.reach()[layer],
-                self.tables(layer)[0], self.colex, radius(self.n, layer),
+                self.tables(layer)[0], self._cells_of(layer), radius(self.n, layer),
                 (self.words[layer], self.word_bits)))
         return self._last[1]
 
@@ -453,7 +560,7 @@ class WinLossIndex(Chained):
             sets, chance, colex = (below.reach, below.first), below.chance, below.local
         else:
             sets, chance = (self.reach()[low], self.offsets(low)), chance_below(layer, below)
-            colex = self.colex
+            colex = self._cells_of(low)
         _games(block, code, (score, prize, hidden), layer, colex, succ, sign, chance,
                (*sets, self.tables(low)[0]), (radius(self.n, low), self.words[low],
                                                self.word_bits), payoffs)
@@ -475,7 +582,7 @@ class WinLossIndex(Chained):
         low, patterns = layer - 1, len(self._codes[layer - 1])
         reach, first, words = self.reach()[low], self.offsets(low), self.words[low]
         sets = np.unique(hidden[np.unique(block)])
-        cells = (self.colex[sets][:, None] * patterns + np.arange(patterns)).reshape(-1)
+        cells = (self._cells_of(low)[sets][:, None] * patterns + np.arange(patterns)).reshape(-1)
         runs = first[cells]
         local = np.full(1 << self.n, -1, np.int64)
         local[sets] = np.arange(len(sets))
@@ -498,9 +605,13 @@ class WinLossIndex(Chained):
         block, code = self._positions(layer, start, stop)
         score, prize, hidden, _ = self.blocks(layer)
         _accumulate(np.ascontiguousarray(values, np.float64), block, code, (score, prize, hidden),
-                    self.tables(layer)[0], self.colex, layer,
+                    self.tables(layer)[0], self._cells_of(layer), layer,
                     (self.reach()[layer], self.offsets(layer)),
                     (radius(self.n, layer), self.words[layer], self.word_bits), summary)
+
+
+Dense = tuple[Ints, Ints, Floats]
+"""A map task's terms for one reduce group, as whole segments (``WinLossIndex.dense``)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -517,6 +628,23 @@ class Slice:
     """Where each cell's chance values start in ``chance`` (one more entry: the end)."""
     chance: Floats
     """The chance values of the cells, in order."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Cells:
+    """The score sets one map task reads (``WinLossIndex.group_cells``)."""
+
+    layer: int
+    group: int
+    numbering: Ints
+    """Prize-set mask -> its number among the task's sets P of ``layer`` cards (-1: none)."""
+    reach: Ints
+    """The score sets of those P's cells (c, P), in that order."""
+    first: Ints
+    """Where each of those cells' chance values start in ``layer``'s summary."""
+    below: Slice | None
+    """The group's cells of the layer below, without their chance values (none for
+    layer 1)."""
 
 
 @njit(cache=True)
@@ -661,4 +789,4 @@ def _contributions(values: Floats, block: Ints, code: Ints, blocks: tuple[Ints, 
     return entry[:o], term[:o], at[:o]
 
 
-__all__ = ["MAX_CARDS", "Slice", "WinLossIndex", "radius"]
+__all__ = ["Cells", "Dense", "MAX_CARDS", "Slice", "WinLossIndex", "radius"]
