@@ -112,6 +112,35 @@ def test_book_and_export_write_the_file_named(j6: Path, tmp_path: Path, name: st
     assert sorted(p.name for p in out.iterdir()) == sorted([name, "e" + name])
 
 
+@pytest.mark.parametrize("command", [["ship", "file:j.sqlite"],
+                                     ["ship", "file:p.sqlite", "--precision", "float32",
+                                      "-o", "file:f.sqlite"],
+                                     ["book", "file:j.sqlite", "file:bk.sqlite",
+                                      "--from-layer", "5", "--quiet"],
+                                     ["upgrade", "file:j.sqlite"]],
+                         ids=["ship", "ship-float32", "book", "upgrade"])
+def test_a_relative_name_starting_with_file_colon_is_a_file_name(
+        built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+        command: list[str]) -> None:
+    """Found re-checking issue 21: this SQLite reads a plain ``file:`` name as a URI even
+    unasked, so ``ship file:j.sqlite`` VACUUMed ``j.sqlite`` (another database) and
+    ``book SRC file:bk.sqlite`` left a stray ``bk.sqlite``."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(built("jujitsu(num_cards=6)"), tmp_path / "file:j.sqlite")
+    if "file:p.sqlite" in command:  # float32 rounds page layers: a file that has them
+        assert run("build", "goofspiel(num_cards=4,returns_type=point_difference)", "--db",
+                   "file:p.sqlite", "--strategies-from", "4", "--pages-below", "4",
+                   "--quiet").exit_code == 0
+    for decoy in ("j.sqlite", "bk.sqlite", "f.sqlite"):
+        shutil.copy(built("jujitsu(num_cards=4)"), tmp_path / decoy)
+    decoys = {name: digest(tmp_path / name) for name in ("j.sqlite", "bk.sqlite", "f.sqlite")}
+    result = run(*command)
+    assert result.exit_code == 0, result.output
+    assert {name: digest(tmp_path / name) for name in decoys} == decoys
+    assert {p.name for p in tmp_path.iterdir()} <= {*decoys, "file:j.sqlite", "file:bk.sqlite",
+                                                   "file:f.sqlite", "file:p.sqlite"}
+
+
 # --- verify checks meta against the rows ------------------------------------------------
 
 def _tampered(built, tmp_path: Path, *statements: str) -> Path:  # type: ignore[no-untyped-def]
