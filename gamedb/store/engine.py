@@ -50,7 +50,8 @@ def connect_file(path: Path, **options: Any) -> sqlite3.Connection:
     """Open ``path`` read-write with ``sqlite3.connect``, as a file name: this SQLite
     reads even a plain name as a URI when it starts with ``file:`` (``ship
     file:j.sqlite`` VACUUMed ``j.sqlite``), so the name goes through ``file_uri``."""
-    return sqlite3.connect(file_uri(path), uri=True, **options)
+    conn: sqlite3.Connection = sqlite3.connect(file_uri(path), uri=True, **options)
+    return conn
 
 
 def file_url(path: Path) -> URL:
