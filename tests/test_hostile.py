@@ -641,6 +641,58 @@ def test_a_server_that_never_answers_is_one_line_after_the_handshake_timeout(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_handshake_timeout_is_set_by_gamedb_cluster_timeout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 10 s to connect and 10 s to answer could not be changed (a scheduler behind a
+    slow link was refused): ``GAMEDB_CLUSTER_TIMEOUT=SECONDS`` sets both."""
+    pytest.importorskip("distributed", reason="the cluster extra is not installed")
+    monkeypatch.setenv("GAMEDB_CLUSTER_TIMEOUT", "1.5")
+    with _not_dask(None) as address:
+        start = time.monotonic()
+        line = fails("build", "nim(heaps=2-3)", "--db", str(tmp_path / "x.sqlite"),
+                     "--cluster", address, "--quiet",
+                     message=f"{address} did not answer as a Dask scheduler within 1.5 s")
+        assert time.monotonic() - start < 6
+    assert "GAMEDB_CLUSTER_TIMEOUT" in line  # how to allow it longer
+    assert list(tmp_path.iterdir()) == []
+    assert "GAMEDB_CLUSTER_TIMEOUT=SECONDS" in " ".join(run("build", "--help").stdout.split())
+
+
+@pytest.mark.parametrize("value", ["ten", "0", "-3", "nan", "inf", "1e400"])
+def test_a_handshake_timeout_that_is_no_number_of_seconds_is_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    pytest.importorskip("distributed", reason="the cluster extra is not installed")
+    monkeypatch.setenv("GAMEDB_CLUSTER_TIMEOUT", value)
+    with _not_dask(None) as address:
+        start = time.monotonic()
+        fails("build", "nim(heaps=2-3)", "--db", str(tmp_path / "x.sqlite"), "--cluster",
+              address, "--quiet", message=f"GAMEDB_CLUSTER_TIMEOUT={value!r} is not a "
+                                          "number of seconds above 0")
+        assert time.monotonic() - start < 3  # said before any wait
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_dask_workers_address_is_one_line_naming_its_scheduler(tmp_path: Path) -> None:
+    """``--cluster`` at a Dask worker (it speaks Dask, but is no scheduler) had no test."""
+    distributed = pytest.importorskip("distributed",
+                                      reason="the cluster extra is not installed")
+    import logging
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp://", host="127.0.0.1", dashboard_address=":0",
+                                  silence_logs=logging.CRITICAL) as dask:
+        worker = next(iter(dask.scheduler_info["workers"]))
+        start = time.monotonic()
+        line = fails("build", "nim(heaps=2-3)", "--db", str(tmp_path / "x.sqlite"),
+                     "--cluster", worker, "--quiet",
+                     message=f"{worker} did not answer as a Dask scheduler: it is a Dask "
+                             f"Worker (of the scheduler {dask.scheduler_address}); give "
+                             "the scheduler's address")
+        assert time.monotonic() - start < 10
+    assert line.startswith(f"Error: {tmp_path / 'x.sqlite'}: ")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_kill_int_ends_a_build_waiting_for_a_silent_server(tmp_path: Path) -> None:
     """``kill -INT PID`` did not end a build waiting on a server that never answers."""
     pytest.importorskip("distributed", reason="the cluster extra is not installed")
