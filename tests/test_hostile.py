@@ -531,6 +531,19 @@ def test_force_runs_what_the_estimate_refuses(j6: Path, monkeypatch: pytest.Monk
                "--force").exit_code == 0
 
 
+def test_export_shows_its_progress_against_the_whole_total_from_the_start(j6: Path) -> None:
+    """Cost before work: ``export`` (like ``verify``) reports positions done of the
+    file's total, known from the first report, so the bar has an ETA."""
+    import io
+
+    from gamedb.store.export import export
+
+    calls: list[tuple[int, int | None]] = []
+    count = export(j6, io.StringIO(), "jsonl", on_progress=lambda d, t: calls.append((d, t)))
+    assert count == 298 and calls[-1] == (298, 298)
+    assert {total for _, total in calls} == {298} and calls == sorted(calls)
+
+
 def test_ctrl_c_stops_a_long_sql_query(j6: Path) -> None:
     """``sql`` ignored Ctrl-C during a long query (Python waits for the SQLite call)."""
 
