@@ -156,10 +156,13 @@ def _tampered(built, tmp_path: Path, *statements: str) -> Path:  # type: ignore[
 _OSHI_9 = "oshi_zumo(alesia=false,coins=9,min_bid=1,size=2)"
 
 
+_SPEC_CHANGED = [f"""UPDATE meta SET value = '"{_OSHI_9}"' WHERE name = 'spec'""",
+                 """UPDATE meta SET value = '{"coins": 9, "size": 2, "min_bid": 1,
+                    "alesia": false}' WHERE name = 'params'"""]
+
+
 @pytest.mark.parametrize("statements, message", [
-    ([f"""UPDATE meta SET value = '"{_OSHI_9}"' WHERE name = 'spec'""",
-      """UPDATE meta SET value = '{"coins": 9, "size": 2, "min_bid": 1, "alesia": false}'
-         WHERE name = 'params'"""], "root_keys"),
+    (_SPEC_CHANGED, "root_keys"),
     ([f"""UPDATE meta SET value = '"{_OSHI_9}"' WHERE name = 'spec'"""], "params"),
     (["UPDATE meta SET value = '0.5' WHERE name = 'root_value'"], "root_value 0.5"),
     (["UPDATE states SET gap = -5 WHERE key = (SELECT max(key) FROM states)"], "negative"),
@@ -176,6 +179,25 @@ def test_verify_never_calls_a_tampered_file_sound(built, tmp_path: Path, stateme
     assert result.exit_code == 1, result.output
     assert "NOT sound" in result.output and "Traceback" not in result.output
     assert message in result.output, result.output
+    assert digest(path) == before
+
+
+@pytest.mark.parametrize("command", [["match", "{db}", "equilibrium", "random", "--quiet"],
+                                     ["match", "{db}", "equilibrium", "random", "--games", "5",
+                                      "--quiet"],
+                                     ["evaluate", "{db}", "highest", "--quiet"]])
+def test_play_on_a_file_whose_spec_was_changed_is_damage_not_another_answer(
+        built, tmp_path: Path, command: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Found re-checking issue 21: with the spec in meta changed (coins=9, root_keys
+    too), ``verify`` said NOT sound but ``match`` still answered (win 0.938 where the
+    file's game gives 0.916): the complete file lacks the changed game's positions, and
+    the equilibrium solved each one it missed on the fly, silently."""
+    path = _tampered(built, tmp_path, *_SPEC_CHANGED)
+    before = digest(path)
+    line = fails(*[part.format(db=path) for part in command],
+                 message=f"{path}: position coins1=9 coins2=9 pos=0 is not stored in this "
+                         "complete file of oshi_zumo(alesia=false,coins=9")
+    assert "damaged" in line and "gamedb verify" in line
     assert digest(path) == before
 
 
