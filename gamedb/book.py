@@ -30,11 +30,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import sqlite3
 
 import numpy as np
 
 from gamedb.store import GameDB, open_db
+from gamedb.store.engine import connect_file
 from gamedb.store.errors import StoreError, is_disk_full, refuse_own_database
 from gamedb.store.export import copy_top_layers
 from gamedb.store.ship import ship
@@ -157,7 +157,7 @@ def _solve_strategies(source: Path, output: Path, layers: Sequence[int]) -> None
     stored values of ``source`` (each value must come out as stored, bit for bit)."""
     if not layers:
         return
-    book = sqlite3.connect(output)
+    book = connect_file(output)
     try:
         with open_db(source) as db, book:  # one transaction
             for layer in layers:

@@ -112,6 +112,35 @@ def test_book_and_export_write_the_file_named(j6: Path, tmp_path: Path, name: st
     assert sorted(p.name for p in out.iterdir()) == sorted([name, "e" + name])
 
 
+@pytest.mark.parametrize("command", [["ship", "file:j.sqlite"],
+                                     ["ship", "file:p.sqlite", "--precision", "float32",
+                                      "-o", "file:f.sqlite"],
+                                     ["book", "file:j.sqlite", "file:bk.sqlite",
+                                      "--from-layer", "5", "--quiet"],
+                                     ["upgrade", "file:j.sqlite"]],
+                         ids=["ship", "ship-float32", "book", "upgrade"])
+def test_a_relative_name_starting_with_file_colon_is_a_file_name(
+        built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+        command: list[str]) -> None:
+    """Found re-checking issue 21: this SQLite reads a plain ``file:`` name as a URI even
+    unasked, so ``ship file:j.sqlite`` VACUUMed ``j.sqlite`` (another database) and
+    ``book SRC file:bk.sqlite`` left a stray ``bk.sqlite``."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(built("jujitsu(num_cards=6)"), tmp_path / "file:j.sqlite")
+    if "file:p.sqlite" in command:  # float32 rounds page layers: a file that has them
+        assert run("build", "goofspiel(num_cards=4,returns_type=point_difference)", "--db",
+                   "file:p.sqlite", "--strategies-from", "4", "--pages-below", "4",
+                   "--quiet").exit_code == 0
+    for decoy in ("j.sqlite", "bk.sqlite", "f.sqlite"):
+        shutil.copy(built("jujitsu(num_cards=4)"), tmp_path / decoy)
+    decoys = {name: digest(tmp_path / name) for name in ("j.sqlite", "bk.sqlite", "f.sqlite")}
+    result = run(*command)
+    assert result.exit_code == 0, result.output
+    assert {name: digest(tmp_path / name) for name in decoys} == decoys
+    assert {p.name for p in tmp_path.iterdir()} <= {*decoys, "file:j.sqlite", "file:bk.sqlite",
+                                                   "file:f.sqlite", "file:p.sqlite"}
+
+
 # --- verify checks meta against the rows ------------------------------------------------
 
 def _tampered(built, tmp_path: Path, *statements: str) -> Path:  # type: ignore[no-untyped-def]
@@ -127,10 +156,13 @@ def _tampered(built, tmp_path: Path, *statements: str) -> Path:  # type: ignore[
 _OSHI_9 = "oshi_zumo(alesia=false,coins=9,min_bid=1,size=2)"
 
 
+_SPEC_CHANGED = [f"""UPDATE meta SET value = '"{_OSHI_9}"' WHERE name = 'spec'""",
+                 """UPDATE meta SET value = '{"coins": 9, "size": 2, "min_bid": 1,
+                    "alesia": false}' WHERE name = 'params'"""]
+
+
 @pytest.mark.parametrize("statements, message", [
-    ([f"""UPDATE meta SET value = '"{_OSHI_9}"' WHERE name = 'spec'""",
-      """UPDATE meta SET value = '{"coins": 9, "size": 2, "min_bid": 1, "alesia": false}'
-         WHERE name = 'params'"""], "root_keys"),
+    (_SPEC_CHANGED, "root_keys"),
     ([f"""UPDATE meta SET value = '"{_OSHI_9}"' WHERE name = 'spec'"""], "params"),
     (["UPDATE meta SET value = '0.5' WHERE name = 'root_value'"], "root_value 0.5"),
     (["UPDATE states SET gap = -5 WHERE key = (SELECT max(key) FROM states)"], "negative"),
@@ -147,6 +179,25 @@ def test_verify_never_calls_a_tampered_file_sound(built, tmp_path: Path, stateme
     assert result.exit_code == 1, result.output
     assert "NOT sound" in result.output and "Traceback" not in result.output
     assert message in result.output, result.output
+    assert digest(path) == before
+
+
+@pytest.mark.parametrize("command", [["match", "{db}", "equilibrium", "random", "--quiet"],
+                                     ["match", "{db}", "equilibrium", "random", "--games", "5",
+                                      "--quiet"],
+                                     ["evaluate", "{db}", "highest", "--quiet"]])
+def test_play_on_a_file_whose_spec_was_changed_is_damage_not_another_answer(
+        built, tmp_path: Path, command: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Found re-checking issue 21: with the spec in meta changed (coins=9, root_keys
+    too), ``verify`` said NOT sound but ``match`` still answered (win 0.938 where the
+    file's game gives 0.916): the complete file lacks the changed game's positions, and
+    the equilibrium solved each one it missed on the fly, silently."""
+    path = _tampered(built, tmp_path, *_SPEC_CHANGED)
+    before = digest(path)
+    line = fails(*[part.format(db=path) for part in command],
+                 message=f"{path}: position coins1=9 coins2=9 pos=0 is not stored in this "
+                         "complete file of oshi_zumo(alesia=false,coins=9")
+    assert "damaged" in line and "gamedb verify" in line
     assert digest(path) == before
 
 
@@ -502,6 +553,19 @@ def test_force_runs_what_the_estimate_refuses(j6: Path, monkeypatch: pytest.Monk
                "--force").exit_code == 0
 
 
+def test_export_shows_its_progress_against_the_whole_total_from_the_start(j6: Path) -> None:
+    """Cost before work: ``export`` (like ``verify``) reports positions done of the
+    file's total, known from the first report, so the bar has an ETA."""
+    import io
+
+    from gamedb.store.export import export
+
+    calls: list[tuple[int, int | None]] = []
+    count = export(j6, io.StringIO(), "jsonl", on_progress=lambda d, t: calls.append((d, t)))
+    assert count == 298 and calls[-1] == (298, 298)
+    assert {total for _, total in calls} == {298} and calls == sorted(calls)
+
+
 def test_ctrl_c_stops_a_long_sql_query(j6: Path) -> None:
     """``sql`` ignored Ctrl-C during a long query (Python waits for the SQLite call)."""
 
@@ -609,6 +673,58 @@ def test_a_server_that_never_answers_is_one_line_after_the_handshake_timeout(
                      message=f"{address} did not answer as a Dask scheduler within 1 s")
         assert time.monotonic() - start < 5
     assert "x.sqlite" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_handshake_timeout_is_set_by_gamedb_cluster_timeout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 10 s to connect and 10 s to answer could not be changed (a scheduler behind a
+    slow link was refused): ``GAMEDB_CLUSTER_TIMEOUT=SECONDS`` sets both."""
+    pytest.importorskip("distributed", reason="the cluster extra is not installed")
+    monkeypatch.setenv("GAMEDB_CLUSTER_TIMEOUT", "1.5")
+    with _not_dask(None) as address:
+        start = time.monotonic()
+        line = fails("build", "nim(heaps=2-3)", "--db", str(tmp_path / "x.sqlite"),
+                     "--cluster", address, "--quiet",
+                     message=f"{address} did not answer as a Dask scheduler within 1.5 s")
+        assert time.monotonic() - start < 6
+    assert "GAMEDB_CLUSTER_TIMEOUT" in line  # how to allow it longer
+    assert list(tmp_path.iterdir()) == []
+    assert "GAMEDB_CLUSTER_TIMEOUT=SECONDS" in " ".join(run("build", "--help").stdout.split())
+
+
+@pytest.mark.parametrize("value", ["ten", "0", "-3", "nan", "inf", "1e400"])
+def test_a_handshake_timeout_that_is_no_number_of_seconds_is_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    pytest.importorskip("distributed", reason="the cluster extra is not installed")
+    monkeypatch.setenv("GAMEDB_CLUSTER_TIMEOUT", value)
+    with _not_dask(None) as address:
+        start = time.monotonic()
+        fails("build", "nim(heaps=2-3)", "--db", str(tmp_path / "x.sqlite"), "--cluster",
+              address, "--quiet", message=f"GAMEDB_CLUSTER_TIMEOUT={value!r} is not a "
+                                          "number of seconds above 0")
+        assert time.monotonic() - start < 3  # said before any wait
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_dask_workers_address_is_one_line_naming_its_scheduler(tmp_path: Path) -> None:
+    """``--cluster`` at a Dask worker (it speaks Dask, but is no scheduler) had no test."""
+    distributed = pytest.importorskip("distributed",
+                                      reason="the cluster extra is not installed")
+    import logging
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  protocol="tcp://", host="127.0.0.1", dashboard_address=":0",
+                                  silence_logs=logging.CRITICAL) as dask:
+        worker = next(iter(dask.scheduler_info["workers"]))
+        start = time.monotonic()
+        line = fails("build", "nim(heaps=2-3)", "--db", str(tmp_path / "x.sqlite"),
+                     "--cluster", worker, "--quiet",
+                     message=f"{worker} did not answer as a Dask scheduler: it is a Dask "
+                             f"Worker (of the scheduler {dask.scheduler_address}); give "
+                             "the scheduler's address")
+        assert time.monotonic() - start < 10
+    assert line.startswith(f"Error: {tmp_path / 'x.sqlite'}: ")
     assert list(tmp_path.iterdir()) == []
 
 

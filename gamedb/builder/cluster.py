@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
 import re
 import signal
 import socket
@@ -60,8 +61,10 @@ RESUBMITS = 3
 #: Seconds a scheduler address has to accept a connection, and then again to answer
 #: as a Dask scheduler (Dask's own handshake waits without a limit: a server that
 #: accepted and said nothing held a build forever; one that answered junk made Dask
-#: ask for gigabytes, and said "out of memory" a minute later).
+#: ask for gigabytes, and said "out of memory" a minute later), unless the environment
+#: variable ``TIMEOUT_VARIABLE`` gives another number (``handshake_seconds``).
 CONNECT_SECONDS = 10.0
+TIMEOUT_VARIABLE = "GAMEDB_CLUSTER_TIMEOUT"
 
 _ADDRESS = re.compile(r"(?:local:(?P<n>[0-9]+)|(?P<url>(?:tcp|tls)://[^\s:/]+:[0-9]+))")
 _EXTRA = 'pip install -e ".[cluster]"'
@@ -161,8 +164,9 @@ class Dask:
     @classmethod
     def connect(cls, address: str) -> Dask:
         """Connect to the scheduler at ``address``, refused (``ClusterError``) unless it
-        accepts within ``CONNECT_SECONDS`` and then answers as a Dask scheduler within
-        as long again (``_identify``)."""
+        accepts within ``handshake_seconds()`` and then answers as a Dask scheduler
+        within as long again (``_identify``)."""
+        seconds = handshake_seconds()
         distributed = _distributed()
         _quiet_client_logs()
         if address.startswith("tls://") and distributed.Security().get_connection_args(
@@ -171,10 +175,9 @@ class Dask:
             raise ClusterError(f"{address}: tls:// needs Dask's TLS settings (the "
                                "distributed.comm.tls ca-file, client cert and key in its "
                                "configuration), and none are set; set them, or use tcp://")
-        _identify(distributed, address)
+        _identify(distributed, address, seconds)
         try:
-            return cls(distributed.Client(address, set_as_default=False,
-                                          timeout=CONNECT_SECONDS))
+            return cls(distributed.Client(address, set_as_default=False, timeout=seconds))
         except (OSError, distributed.comm.CommClosedError) as exc:
             raise ClusterError(f"cannot reach the Dask scheduler at {address}: "
                                f"{_first_line(exc)}") from None
@@ -314,25 +317,43 @@ def completed(client: Client, futures: list[Future[Any]]) -> Iterator[Future[Any
         yield future
 
 
-def _identify(distributed: Any, address: str) -> None:
-    """Raise ``ClusterError`` unless ``address`` accepts a connection within
-    ``CONNECT_SECONDS`` and then answers Dask's handshake and ``identity`` as a
-    scheduler within ``CONNECT_SECONDS`` more. Runs in this thread, so a Ctrl-C (or
-    ``kill -INT``) stops the wait at once; no ``Client`` is made, so none is left
-    half-made to block the exit while it closes itself."""
-    host, _, port = address.partition("://")[2].rpartition(":")
+def handshake_seconds() -> float:
+    """Seconds to connect, and again to hear a scheduler answer: ``$TIMEOUT_VARIABLE``
+    (a number above 0), else ``CONNECT_SECONDS``; ``ClusterError`` for anything else."""
+    text = os.environ.get(TIMEOUT_VARIABLE, "").strip()
+    if not text:
+        return CONNECT_SECONDS
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise ClusterError(f"{TIMEOUT_VARIABLE}={text[:40]!r} is not a number of seconds "
+                           f"above 0 (e.g. {TIMEOUT_VARIABLE}=60); set it to one, or unset "
+                           f"it for {CONNECT_SECONDS:g} s")
+    return seconds
+
+
+def _identify(distributed: Any, address: str, seconds: float) -> None:
+    """Raise ``ClusterError`` unless ``address`` accepts a connection within
+    ``seconds`` and then answers Dask's handshake and ``identity`` as a scheduler
+    within ``seconds`` more. Runs in this thread, so a Ctrl-C (or ``kill -INT``) stops
+    the wait at once; no ``Client`` is made, so none is left half-made to block the
+    exit while it closes itself."""
+    host, _, port = address.partition("://")[2].rpartition(":")
+    longer = f"or allow it longer with {TIMEOUT_VARIABLE}=SECONDS"
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=seconds).close()
     except OSError as exc:
-        reason = (f"no connection within {CONNECT_SECONDS:g} s" if isinstance(exc, TimeoutError)
-                  else exc.strerror or _first_line(exc))
+        reason = (f"no connection within {seconds:g} s; {longer}"
+                  if isinstance(exc, TimeoutError) else exc.strerror or _first_line(exc))
         raise ClusterError(f"cannot reach the Dask scheduler at {address}: {reason}") from None
     not_dask = f"{address} did not answer as a Dask scheduler"
     try:
-        answer = asyncio.run(_identity(distributed, address))
+        answer = asyncio.run(_identity(distributed, address, seconds))
     except asyncio.TimeoutError:
-        raise ClusterError(f"{not_dask} within {CONNECT_SECONDS:g} s (it accepted the "
-                           "connection, then said nothing); check the address and port") from None
+        raise ClusterError(f"{not_dask} within {seconds:g} s (it accepted the connection, "
+                           f"then said nothing); check the address and port, {longer}") from None
     except distributed.comm.CommClosedError:
         raise ClusterError(f"{not_dask}: it closed the connection without a word; check the "
                            "address and port") from None
@@ -341,15 +362,18 @@ def _identify(distributed: Any, address: str) -> None:
                            "address and port") from None
     kind = answer.get("type") if isinstance(answer, dict) else None
     if kind != "Scheduler":
-        what = f"a Dask {kind}" if isinstance(kind, str) else "no Dask scheduler"
+        what = f"a Dask {kind[:40]}" if isinstance(kind, str) else "no Dask scheduler"
+        scheduler = answer.get("scheduler") if isinstance(answer, dict) else None
+        if isinstance(scheduler, str):  # a worker says whose it is
+            what += f" (of the scheduler {scheduler[:100]})"
         raise ClusterError(f"{not_dask}: it is {what}; give the scheduler's address")
 
 
-async def _identity(distributed: Any, address: str) -> Any:
+async def _identity(distributed: Any, address: str, seconds: float) -> Any:
     """Return what ``address`` answers to Dask's handshake and ``identity`` message,
-    within ``CONNECT_SECONDS`` (raise ``asyncio.TimeoutError`` past them)."""
+    within ``seconds`` (raise ``asyncio.TimeoutError`` past them)."""
     async def asked() -> Any:
-        comm = await distributed.comm.connect(address, timeout=CONNECT_SECONDS)
+        comm = await distributed.comm.connect(address, timeout=seconds)
         try:
             await comm.write({"op": "identity", "reply": True})
             return await comm.read()
@@ -358,7 +382,7 @@ async def _identity(distributed: Any, address: str) -> Any:
 
     awake = asyncio.ensure_future(_tick())
     try:
-        return await asyncio.wait_for(asked(), CONNECT_SECONDS)
+        return await asyncio.wait_for(asked(), seconds)
     finally:
         awake.cancel()
 

@@ -273,11 +273,19 @@ def _check_cost(game: Any, named: list[tuple[str, str]], db: GameDB | None,
     instead = ("build a file (gamedb build SPEC --db FILE) and give it with --db"
                if cost.solved and db is None else
                "nest fewer equilibrium-vs: (each level solves the game once more)"
-               if cost.answered else "fewer --games" if games else simulate)
+               if cost.answered else _BEST_RESPONSE_INSTEAD if cost.responses
+               else "fewer --games" if games else simulate)
     if not force:
         check_cost(cost, f"this {'match' if len(named) == 1 else 'tournament'} of "
                    f"{game.spec}", instead)
     return cost
+
+
+#: What to do instead of a best response too costly to walk.
+_BEST_RESPONSE_INSTEAD = ("a best response walks every position its opponent lets it reach, "
+                          "whatever --games says: try a smaller game, or score the agent "
+                          "against its best response with gamedb evaluate DB AGENT (by "
+                          "layers for random and the equilibrium)")
 
 
 def _solve_ahead(game: Any, seated: list[tuple[Any, int]], cost: Cost, quiet: bool) -> None:

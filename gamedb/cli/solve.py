@@ -81,7 +81,9 @@ def _usable_cpus() -> int:
               help="Solve the chunks on a Dask cluster instead of --workers processes: "
                    "tcp://HOST:PORT (a running Dask scheduler) or local:N (N worker "
                    "processes started and stopped here). This process still writes the "
-                   "file. Needs the cluster extra (docs/cluster.md).")
+                   "file. A scheduler has 10 s to accept and 10 s to answer "
+                   "(GAMEDB_CLUSTER_TIMEOUT=SECONDS in the environment sets both). Needs "
+                   "the cluster extra (docs/cluster.md).")
 @click.option("--cluster-workers", type=click.IntRange(1, 1_000_000), default=None,
               help="With --estimate --cluster: plan for this many single-threaded Dask "
                    "workers (default: N of local:N, or the running scheduler's).")

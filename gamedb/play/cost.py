@@ -15,15 +15,21 @@ Three kinds of work, each at a rate measured on this project's 2-core machine
 * a simulated game costs ~0.2 ms a move (``jujitsu(num_cards=8)``, 2,000 games in ~3 s
   once solved).
 
-Each ``best-response:`` around an agent goes through the game once more. An
-``equilibrium-vs:`` agent solves, in each seat it plays, a small LP (HiGHS) at every
-decision position of the game as play meets it (*real* positions: the reference face
-memoises on the state, which canonical keys do not merge, so 8-card Jujitsu has 98,000
-of them for its 2,686 stored ones), and so does each ``equilibrium-vs:`` nested inside
+A ``best-response:`` agent walks, in each seat it plays, once, every real position the
+agent it answers lets it reach, weighing its moves there (``gamedb.play.reach``); nested
+inside another agent, once more in the other seat. Against a rule of the position
+(random, highest, level-K, ...) those moves are counted with the rule's own policy, at
+``BR_MOVE_SECONDS`` each; against an agent that reads an equilibrium, every move of the
+game at ``BR_EQUILIBRIUM_MOVE_SECONDS`` and every real decision position at
+``BR_READ_SECONDS`` (its strategies read there); against any other, every move at
+``BR_MOVE_SECONDS``.
+
+An ``equilibrium-vs:`` agent solves, in each seat it plays, a small LP (HiGHS) at every
+real decision position of the game (8-card Jujitsu has ~100,000 for its 2,686 stored
+ones), and so does each ``equilibrium-vs:`` nested inside
 it, in the other seat: ``VS_FIRST_SECONDS`` a real position for the outer level (it
 reads the equilibrium's stage game there too), ``VS_NEXT_SECONDS`` for each level
-inside. The real positions are walked (``decision_positions``), or extrapolated from
-smaller sizes. Work estimated past ``LIMIT_SECONDS`` is refused in one line with the
+inside. Work estimated past ``LIMIT_SECONDS`` is refused in one line with the
 estimate and what to do instead (``--force`` runs it anyway).
 
 >>> from gamedb.games import load_game
@@ -33,13 +39,15 @@ estimate and what to do instead (``--force`` runs it anyway).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gamedb.builder.estimate import COUNT_BUDGET, count_positions, duration, positions_of
+from gamedb.builder.estimate import COUNT_BUDGET, duration, positions_of
 from gamedb.games.base import Game, GameError
 from gamedb.games.expansion import root_of
+from gamedb.play.agents import Agent
+from gamedb.play.reach import Reach, best_response_reach, decision_positions
 
 #: Positions an equilibrium solves a second without a file (one LP each, in Python).
 SOLVED_PER_SECOND = 500
@@ -56,9 +64,16 @@ MOVE_SECONDS = 0.2e-3
 VS_FIRST_SECONDS = 1.6e-3
 #: The same for each ``equilibrium-vs:`` level nested inside: 0.2-1.2 ms, 0.6 typical.
 VS_NEXT_SECONDS = 0.6e-3
-#: Moves (and draws) walked to count the real positions before extrapolating from
-#: smaller sizes (~0.1 s a size).
-REAL_BUDGET = 20_000
+#: CPU seconds a ``best-response:`` agent spends on a move it weighs, measured
+#: (2026-11-26, one seat): 2.3-4.4 us (7-card Jujitsu, 5-card Goofspiel, Oshi-Zumo of 20
+#: and 50 coins against random; 6- and 7-card Goofspiel against highest and lowest).
+BR_MOVE_SECONDS = 3.5e-6
+#: Against an agent that reads an equilibrium from a file, a best response's CPU
+#: seconds are about these times the real decision positions and every move of the game
+#: (its support is narrower; measured 2026-11-26: 5- and 6-card Goofspiel, 7- and 8-card
+#: Jujitsu, 50-coin Oshi-Zumo: 2.3-43.6 s, within 1.4x of the sum).
+BR_READ_SECONDS = 100e-6
+BR_EQUILIBRIUM_MOVE_SECONDS = 1e-6
 #: Work estimated past this is refused without ``--force``.
 LIMIT_SECONDS = 300.0
 #: Agents that solve the game themselves when no file gives its equilibrium.
@@ -89,6 +104,8 @@ class Cost:
     """LPs the ``equilibrium-vs:`` agents solve: real decision positions x levels x seats."""
     real: int = 0
     """Real decision positions of the game (counted or extrapolated), when asked for."""
+    responses: int = 0
+    """Moves the ``best-response:`` agents weigh (each level and seat)."""
 
 
 def match_cost(game: Game[Any], pairs: Sequence[tuple[str, str]], *, has_file: bool = False,
@@ -109,81 +126,80 @@ def match_cost(game: Game[Any], pairs: Sequence[tuple[str, str]], *, has_file: b
     """
     names = {name for pair in pairs for name in pair}
     solving = 0 if has_file else sum(1 for name in names if _solves(name))
-    passes = sum(name.count("best-response:") for name in names)  # a walk over the game each
-    levels = {name: seats for name, seats in _seats(pairs).items()
+    levels = {name: len(seats) for name, seats in _seats(pairs).items()
               if name.count("equilibrium-vs:")}
     # exact matches behind an equilibrium walk about the whole game; the others are
     # counted only beside solving: what agents of their own reach is often a sliver of
     # the game (nim's highest against random), and counting every position of a big
     # game takes longer than that walk
     exact_walks = games is None and not closed_form
-    behind = sum(any(map(_solves, pair)) for pair in pairs) if exact_walks else 0
+    behind = sum(any(map(_follows, pair)) for pair in pairs) if exact_walks else 0
     others = len(pairs) - behind if exact_walks and solving > 0 else 0
     positions, exact = (stored, True) if stored is not None else (0, True)
-    if stored is None and (solving or passes or behind):
+    if stored is None and (solving or behind):
         positions, exact = _positions(game)
     solved = positions * solving
-    visited = positions * (behind + others + passes)
+    visited = positions * (behind + others)
     moves = (games or 0) * len(pairs) * _length(game)
-    seconds = (solved / SOLVED_PER_SECOND + positions * (others + passes) / VISITED_PER_SECOND
+    seconds = (solved / SOLVED_PER_SECOND + positions * others / VISITED_PER_SECOND
                + positions * behind / EQUILIBRIUM_WALKED_PER_SECOND + moves * MOVE_SECONDS)
     real = decision_positions(game)[0] if levels else 0
     answered = sum(real * name.count("equilibrium-vs:") * seats for name, seats in levels.items())
     seconds += sum(real * seats * (VS_FIRST_SECONDS + (name.count("equilibrium-vs:") - 1)
                                    * VS_NEXT_SECONDS) for name, seats in levels.items())
-    return Cost(positions, exact, solved, visited, moves, seconds, answered, real)
+    weighed, seconds_of_responses = _responses_cost(game, pairs)
+    return Cost(positions, exact, solved, visited, moves, seconds + seconds_of_responses,
+                answered, real, weighed)
 
 
-def decision_positions(game: Game[Any]) -> tuple[int, bool]:
-    """Return (the game's real decision positions, exact): walked within ``REAL_BUDGET``
-    positions, else extrapolated over its size parameter from smaller sizes, else (no
-    such parameter) its canonical positions, a lower bound."""
-    try:
-        return count_positions(game, REAL_BUDGET, counter=_decisions_within)
-    except GameError:
-        return _positions(game)[0], False
+def _responses_cost(game: Game[Any], pairs: Sequence[tuple[str, str]]) -> tuple[int, float]:
+    """The moves the ``best-response:`` agents of ``pairs`` weigh, and their seconds."""
+    weighed, seconds = 0, 0.0
+    reached: dict[tuple[str, int], Reach] = {}  # each count once
+    for name, seat in _responses(pairs):
+        if (name, seat) not in reached:
+            reached[name, seat] = best_response_reach(game, _rule(name, game), seat)
+        reach = reached[name, seat]
+        weighed += reach.moves
+        seconds += (reach.moves * BR_EQUILIBRIUM_MOVE_SECONDS + reach.decisions * BR_READ_SECONDS
+                    if _follows(name) else reach.moves * BR_MOVE_SECONDS)
+    return weighed, seconds
 
 
-def _decisions_within(game: Game[Any], budget: int) -> int | None:
-    """Walk the positions of ``game`` as play meets them (its reference face, states
-    not merged); return the decision positions, or None past ``budget`` moves."""
-    todo = [s for _, s in game.initial()]
-    seen, decisions, walked = set(todo), 0, 0
-    while todo:
-        state = todo.pop()
-        if game.value(state) is not None:
-            continue
-        draws = game.chance(state)
-        decisions += draws is None
-        for child in _children(game, state, draws):
-            walked += 1
-            if walked > budget:
-                return None
-            if child not in seen:
-                seen.add(child)
-                todo.append(child)
-    return decisions
+def _rule(name: str, game: Game[Any]) -> Agent | None:
+    """The agent called ``name`` when its policy is a rule of the position (cheap to ask,
+    the same in a smaller game); None for one that solves, wraps or is external."""
+    if _solves(name) or name.startswith(_WRAPPING) or ":" in name:
+        return None
+    from gamedb.play.names import make_agent  # the agents' modules: only when asked
+
+    return make_agent(name, game)
 
 
-def _children(game: Game[Any], state: Any, draws: Any) -> Iterator[Any]:
-    """The positions one draw or one joint move leads to (lazily: 1,000-coin Oshi-Zumo
-    has a million joint moves at its start)."""
-    if draws is not None:
-        yield from (child for _, child in draws)
-        return
-    acts1, acts2 = game.actions(state)
-    for a in acts1:
-        for b in acts2:
-            yield from (child for _, child in game.next(state, a, b))
-
-
-def _seats(pairs: Sequence[tuple[str, str]]) -> dict[str, int]:
-    """How many seats (1 or 2) each agent plays in ``pairs``."""
+def _seats(pairs: Sequence[tuple[str, str]]) -> dict[str, set[int]]:
+    """The seats (1, 2) each agent plays in ``pairs``."""
     seats: dict[str, set[int]] = {}
     for first, second in pairs:
         seats.setdefault(first, set()).add(1)
         seats.setdefault(second, set()).add(2)
-    return {name: len(taken) for name, taken in seats.items()}
+    return seats
+
+
+def _responses(pairs: Sequence[tuple[str, str]]) -> list[tuple[str, int]]:
+    """Each ``best-response:`` level of the agents in ``pairs``, in each seat it plays:
+    (the agent it answers, that agent's seat). Levels nested in another agent play the
+    other seat from it, as its opponent does."""
+    found = []
+    for name, taken in _seats(pairs).items():
+        for seat in sorted(taken):
+            inner = name.strip()
+            while inner.startswith(_WRAPPING):
+                prefix, _, inner = inner.partition(":")
+                inner = inner.strip()
+                if prefix == "best-response":
+                    found.append((inner, 3 - seat))
+                seat = 3 - seat
+    return found
 
 
 def check_cost(cost: Cost, what: str, instead: str) -> None:
@@ -202,6 +218,7 @@ def check_cost(cost: Cost, what: str, instead: str) -> None:
              f"{cost.answered:,} optimal-face LPs of equilibrium-vs: (about {cost.real:,} "
              "real positions a level and seat)" if cost.answered else "",
              f"{cost.visited:,} visited" if cost.visited else "",
+             f"{cost.responses:,} moves weighed by best-response:" if cost.responses else "",
              f"{cost.moves:,} moves simulated" if cost.moves else ""]
     raise TooCostly(f"{what} would take about {duration(cost.seconds)} "
                     f"({', '.join(p for p in parts if p)}); refused beyond "
@@ -216,6 +233,13 @@ def _solves(name: str) -> bool:
             return True
         inner = inner.partition(":")[2]
     return inner.strip() in _SOLVING
+
+
+def _follows(name: str) -> bool:
+    """True for an agent that follows an equilibrium (a wide support, its strategies
+    read at every position); a best response plays one move."""
+    name = name.strip()
+    return name in _SOLVING or name.startswith("equilibrium-vs:")
 
 
 def _positions(game: Game[Any]) -> tuple[int, bool]:

@@ -1,9 +1,11 @@
 """The equilibrium agent: stored strategies, or strategies solved on the fly.
 
 With a database the agent plays the strategies ``GameDB.probe`` returns (stored, or in a
-values-only file solved on demand from the stored successor values). Where the file does
-not hold a position, and without a database, the stage game is solved on the fly by
-memoised backward induction, which is fine for the small games used in tests.
+values-only file solved on demand from the stored successor values). Where a file still
+being built does not hold a position, and without a database, the stage game is solved
+on the fly by memoised backward induction, which is fine for the small games used in
+tests. A complete file holds every position play reaches: one it lacks is damage (its
+spec changed, or rows removed), said as such, never solved around.
 
 >>> from gamedb.games import load_game
 >>> game = load_game("jujitsu(num_cards=3)")
@@ -24,6 +26,7 @@ from gamedb.games.base import Game, GameError
 from gamedb.play.agents import Policy, my_actions
 from gamedb.solver.matrix_game import solve_matrix_game
 from gamedb.store import GameDB, NotSolved
+from gamedb.store.errors import DamagedFile
 
 _Strategies = tuple[Policy, Policy]
 
@@ -63,6 +66,7 @@ class Equilibrium:
                 self._strategies[state] = (entry.strategies[1], entry.strategies[2])
             else:
                 self._beyond_the_book(state)
+                self._not_in_a_complete_file(state)
                 self._solve_stage(state)
         return self._strategies[state]
 
@@ -85,6 +89,8 @@ class Equilibrium:
             result = sum(p * self.value(child) for p, child in draws)
         else:
             stored = self._stored_value(state)
+            if stored is None:
+                self._not_in_a_complete_file(state)
             result = self._solve_stage(state) if stored is None else stored
         self._values[state] = result
         return result
@@ -98,6 +104,15 @@ class Equilibrium:
             raise BeyondTheBook(f"{self.game.format_position(state)} is beyond the opening book "
                             f"{self.db.path.name} (layer {book} and up); play with the full "
                             "file of the game")
+
+    def _not_in_a_complete_file(self, state: Any) -> None:
+        """Refuse a decision position a complete file does not hold: the file is damaged
+        (a changed spec: ``match`` answered for another game, silently)."""
+        if self.db is None or self.db.meta.get("status") != "complete":
+            return
+        raise DamagedFile(self.db.path, f"position {self.game.format_position(state)} is not "
+                          f"stored in this complete file of {self.game.spec}: its spec in "
+                          "meta or its rows changed; gamedb verify says more")
 
     def _stored_value(self, state: Any) -> float | None:
         if self.db is None:

@@ -46,6 +46,14 @@ def file_uri(path: Path, query: str = "") -> str:
     return path.resolve().as_uri() + (f"?{query}" if query else "")
 
 
+def connect_file(path: Path, **options: Any) -> sqlite3.Connection:
+    """Open ``path`` read-write with ``sqlite3.connect``, as a file name: this SQLite
+    reads even a plain name as a URI when it starts with ``file:`` (``ship
+    file:j.sqlite`` VACUUMed ``j.sqlite``), so the name goes through ``file_uri``."""
+    conn: sqlite3.Connection = sqlite3.connect(file_uri(path), uri=True, **options)
+    return conn
+
+
 def file_url(path: Path) -> URL:
     """Return SQLAlchemy's URL of the file ``path``, built, not parsed: a ``?`` in the
     name stays in the name (``sqlite:///t.sqlite?x=1`` opened ``t.sqlite``)."""
@@ -136,7 +144,7 @@ def roll_back_interrupted_write(path: Path) -> None:
     damaged file is left for the checks that follow to name precisely."""
     if not (path.is_file() and _hot_journal(path)):
         return
-    with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(path)) as conn:
+    with contextlib.suppress(sqlite3.Error), contextlib.closing(connect_file(path)) as conn:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
 
 

@@ -17,7 +17,7 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import OperationalError
 
-from gamedb.store.engine import file_uri, file_url
+from gamedb.store.engine import connect_file, file_uri, file_url
 from gamedb.store.errors import StoreError, is_disk_full
 from gamedb.store.schema import READABLE_REVISIONS, SCHEMA_REVISION, STRATEGIES_VIEW, metadata
 
@@ -224,7 +224,7 @@ def copy_database(path: Path, target: Path) -> None:
     partial = target.with_name(f".{target.name}.part")
     source = sqlite3.connect(file_uri(path, "mode=ro"), uri=True)
     try:
-        copy = sqlite3.connect(partial)
+        copy = connect_file(partial)
         try:
             source.backup(copy)
         finally:

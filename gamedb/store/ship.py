@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from gamedb.store.database import open_db
+from gamedb.store.engine import connect_file
 from gamedb.store.errors import StoreError, refuse_own_database
 from gamedb.store.migrate import copy_database
 from gamedb.store.pages import CODEC, FLOAT32, decode_page, encode_page
@@ -68,7 +69,7 @@ def ship(path: str | Path) -> ShipReport:
     """
     path = Path(path)
     _check_complete(path)
-    conn = sqlite3.connect(path, isolation_level=None)
+    conn = connect_file(path, isolation_level=None)
     try:
         conn.execute("PRAGMA journal_mode=DELETE")
         conn.execute("VACUUM")
@@ -115,7 +116,7 @@ def ship_float32(source: str | Path, output: str | Path, *,
 
 def _round_pages(path: Path, on_progress: Progress | None) -> tuple[int, float]:
     """Re-encode every f64 page of ``path`` as f32; return (values, largest error)."""
-    conn = sqlite3.connect(path, isolation_level=None)
+    conn = connect_file(path, isolation_level=None)
     try:
         conn.execute("BEGIN")
         total = conn.execute("SELECT coalesce(sum(count), 0) FROM pages").fetchone()[0]
