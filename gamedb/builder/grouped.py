@@ -127,7 +127,10 @@ def map_task(tables: Grouped, cells: Any, layer: int, paged: PageLayer, strategi
             solved.append((number, chunk, fell_back))
         for h, piece in source.contributions(layer, start, stop, values).items():
             pieces.setdefault(h, []).append(piece)
-    return solved, {h: source.dense(layer, h, _joined(parts)) for h, parts in pieces.items()}
+    dense: dict[int, Dense] = {}
+    for h in sorted(pieces):  # each reduce group's raw terms freed once made whole
+        dense[h] = source.dense(layer, h, _joined(pieces.pop(h)))
+    return solved, dense
 
 
 def _joined(pieces: list[Piece]) -> Piece:

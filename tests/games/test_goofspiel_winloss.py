@@ -222,3 +222,29 @@ def test_map_by_prize_set_and_reduce_by_prize_set_give_the_same_doubles(
             assert reduced.tobytes() == want.tobytes(), (k, h)
     assert several >= (3 if target < 1_000 else 1)
 
+
+
+def test_terms_that_are_not_one_a_chance_value_and_draw_are_refused() -> None:
+    """``dense`` makes whole segments only: a missing or a doubled term (a map task's
+    chunk lost or counted twice) is an error, not a summary with a hole."""
+    face = _face(6).with_group_target(400)
+    summaries = {k: layer.summary for k, layer in solve_source(face, 250).items()}
+    k = 4
+    g = max(face.map_groups(k, 50))
+    chunks = face.chunks(k, 50)
+    sliced = face.group_slice(k, g, face.partition(k - 1, g, summaries[k - 1]))
+    raw: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+    for i in face.map_groups(k, 50)[g]:
+        start, stop = chunks[i]
+        values = solve_games(*face.games(k, start, stop, sliced)).values
+        for h, piece in face.contributions(k, start, stop, values).items():
+            raw.setdefault(h, []).append(piece)
+    h, pieces = next(iter(raw.items()))
+    entry, term, draw = (np.concatenate(a) for a in zip(*pieces))
+    spans, _, whole = face.dense(k, h, (entry, term, draw))
+    assert len(whole) == int((spans[:, 1] - spans[:, 0]).sum()) == len(entry)
+    for bad in [(entry[1:], term[1:], draw[1:]),  # one term missing
+                (np.append(entry[1:], entry[2]), np.append(term[1:], term[2]),
+                 np.append(draw[1:], draw[2]))]:  # one missing, another twice
+        with pytest.raises(RuntimeError, match="not one a chance value and draw"):
+            face.dense(k, h, bad)

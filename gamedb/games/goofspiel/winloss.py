@@ -424,8 +424,9 @@ class WinLossIndex(Chained):
                       values: Floats) -> dict[int, tuple[Ints, Floats, Ints]]:
         """Return what the values of positions start..stop-1 add to ``layer``'s summary,
         by reduce group: (entries in the group's ``partition``, int32; terms; draws p,
-        int8), in key order (``reduce`` adds them as ``accumulate`` does): 13 bytes a
-        term, about one term a position."""
+        int8), in key order: 13 bytes a term, about one term a position (a map task
+        makes its chunks' whole segments of them with ``dense``, which ``reduce`` adds as
+        ``accumulate`` does)."""
         block, code = self._positions(layer, start, stop)
         score, prize, hidden, _ = self.blocks(layer)
         entry, term, at = _contributions(
@@ -478,22 +479,20 @@ class WinLossIndex(Chained):
         bounds = self.set_bounds(layer)
         starts = self.set_starts(layer)[bounds[group]:bounds[group + 1] + 1]
         starts = starts - starts[0]
-        key = (np.searchsorted(starts, entry, "right") - 1) * 64 + draw  # draws: 1..13
-        order = np.argsort(key, kind="stable")
-        segments, counts = np.unique(key[order], return_counts=True)
-        sets, draws = segments // 64, segments % 64
+        counts = _segment_counts(entry, draw, starts)  # [set, draw]: terms
+        sets, draws = np.nonzero(counts)
         spans = np.stack([starts[sets], starts[sets + 1]], axis=1)
-        at = np.zeros(len(segments) + 1, np.int64)
-        np.cumsum(spans[:, 1] - spans[:, 0], out=at[1:])
-        segment = np.repeat(np.arange(len(segments)), counts)
-        slot = at[segment] + entry[order] - spans[segment, 0]
-        filled = np.zeros(int(at[-1]), bool)
-        filled[slot] = True
-        if not np.array_equal(counts, np.diff(at)) or not filled.all():
+        if not np.array_equal(counts[sets, draws], spans[:, 1] - spans[:, 0]):
             raise RuntimeError(f"layer {layer}: the terms for reduce group {group} are not "
                                "one a chance value and draw")
+        at = np.zeros(len(sets) + 1, np.int64)
+        np.cumsum(spans[:, 1] - spans[:, 0], out=at[1:])
+        index = np.full(counts.shape, -1, np.int64)
+        index[sets, draws] = np.arange(len(sets))
         values = np.empty(int(at[-1]))
-        values[slot] = term[order]
+        if not _fill_segments(entry, term, draw, starts, index, at, values):
+            raise RuntimeError(f"layer {layer}: the terms for reduce group {group} are not "
+                               "one a chance value and draw")
         return spans, draws.astype(np.int8), values
 
     @staticmethod
@@ -760,6 +759,32 @@ def _accumulate(values: Floats, block: Ints, code: Ints, blocks: tuple[Ints, Int
         if d == 0 and t != c:
             twin_at = score_rank(reach, first, cp * patterns + t, words, r, bits)
             out[twin_at] += (-1.0 / k) * values[i]
+
+
+@njit(cache=True)
+def _segment_counts(entry: Ints, draw: Ints, starts: Ints) -> Ints:
+    """Return counts[s, p]: the terms (``entry``, ``draw``) that fall in prize set s of a
+    part whose sets start at ``starts`` (one more entry: the part's size), draw p."""
+    counts = np.zeros((len(starts) - 1, 64), np.int64)
+    for i in range(len(entry)):
+        counts[np.searchsorted(starts, entry[i], "right") - 1, draw[i]] += 1
+    return counts
+
+
+@njit(cache=True)
+def _fill_segments(entry: Ints, term: Floats, draw: Ints, starts: Ints, index: Ints,
+                   at: Ints, values: Floats) -> bool:
+    """values[at[index[s, p]] + entry - starts[s]] = term for every term; False unless
+    every slot got exactly one."""
+    filled = np.zeros(len(values), np.bool_)
+    for i in range(len(entry)):
+        s = np.searchsorted(starts, entry[i], "right") - 1
+        slot = at[index[s, draw[i]]] + entry[i] - starts[s]
+        if filled[slot]:
+            return False
+        filled[slot] = True
+        values[slot] = term[i]
+    return True
 
 
 @njit(cache=True)
