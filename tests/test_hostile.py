@@ -201,6 +201,18 @@ def test_play_on_a_file_whose_spec_was_changed_is_damage_not_another_answer(
     assert digest(path) == before
 
 
+def test_show_start_on_a_file_whose_spec_was_changed_is_damage(
+        built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """``show DB start`` said "not in DB; try gamedb solve": the start of a complete file
+    is always stored, so a missing one is damage (its spec changed), said as such."""
+    path = _tampered(built, tmp_path, *_SPEC_CHANGED)
+    before = digest(path)
+    line = fails("show", str(path), "start",
+                 message=f"{path}: its start position coins1=9 coins2=9 pos=0 is not stored")
+    assert "damaged" in line and "gamedb verify" in line and "gamedb solve" not in line
+    assert digest(path) == before
+
+
 def test_the_untampered_file_is_sound(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     result = run("verify", str(_tampered(built, tmp_path)))
     assert result.exit_code == 0 and "sound" in result.stdout, result.output

@@ -88,11 +88,17 @@ def show(db_path: Path, position: str, as_json: bool) -> None:
     """
     from gamedb.explore import show_json
     from gamedb.store import NotSolved, open_db
+    from gamedb.store.errors import DamagedFile
 
     with open_db(db_path) as db:
         try:
             shown = show_json(db, position)
         except NotSolved as exc:  # e.g. a position no play reaches: solve it on its own
+            if position.strip() == "start" and db.meta.get("status") == "complete":
+                start = db.game.format_position(db.game.parse_position("start"))
+                raise DamagedFile(db.path, f"its start position {start} is not stored, yet "
+                                  "the file is complete: its spec in meta or its rows "
+                                  "changed; gamedb verify says more") from None
             raise click.ClickException(f"{exc}; {_solve_hint(db.game, position)}") from None
     click.echo(json.dumps(shown) if as_json else position_text(shown))
 
