@@ -199,23 +199,7 @@ def test_a_killed_local_cluster_build_resumes_at_once(
     it, the build's lock dies with it (a forked child closes its copies,
     ``store.lock``), and the same command resumes at once, to the same file."""
     pytest.importorskip("distributed", reason=NEEDS)
-    path = tmp_path / "local.sqlite"
-    args = _cli(LONG[0], "--db", str(path), "--chunk-size", str(LONG[1]), "--quiet",
-                "--cluster", "local:2")
-    client = subprocess.Popen(args, env=_env(), stderr=subprocess.PIPE, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while _stored(path) < 1_000 and client.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    client.send_signal(signal.SIGKILL)
-    assert client.wait(10) == -signal.SIGKILL, "the build ended before it was killed"
-    assert 0 < _stored(path) < sum(1 for _ in reference(*LONG)[0])
-    try:
-        done = subprocess.run(args, env=_env(), capture_output=True, text=True, timeout=300)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(client.pid, signal.SIGKILL)  # the first build's workers, if left
-    assert done.returncode == 0, done.stderr
-    assert _dump(path) == reference(*LONG)
+    _killed_and_resumed(tmp_path / "local.sqlite", "local:2", reference)
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
@@ -328,17 +312,27 @@ def _stored(path: Path) -> int:
 def test_a_killed_client_resumes_to_the_same_file(
         tmp_path: Path, scheduler: Scheduler,
         reference: Callable[[str, int], tuple[object, ...]]) -> None:
-    path = tmp_path / "client.sqlite"
+    _killed_and_resumed(tmp_path / "client.sqlite", scheduler.address, reference)
+
+
+def _killed_and_resumed(path: Path, cluster: str,
+                        reference: Callable[[str, int], tuple[object, ...]]) -> None:
+    """SIGKILL a ``--cluster`` build of ``LONG`` (its builder) mid-build, run the same
+    command again at once, and check the file is the local build's."""
     args = _cli(LONG[0], "--db", str(path), "--chunk-size", str(LONG[1]), "--quiet",
-                "--cluster", scheduler.address)
-    client = subprocess.Popen(args, env=_env(), stderr=subprocess.PIPE)
+                "--cluster", cluster)
+    client = subprocess.Popen(args, env=_env(), stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.monotonic() + 120
     while _stored(path) < 1_000 and client.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     client.send_signal(signal.SIGKILL)
     assert client.wait(10) == -signal.SIGKILL, "the build ended before it was killed"
     assert 0 < _stored(path) < sum(1 for _ in reference(*LONG)[0])
-    done = subprocess.run(args, env=_env(), capture_output=True, text=True, timeout=300)
+    try:
+        done = subprocess.run(args, env=_env(), capture_output=True, text=True, timeout=300)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(client.pid, signal.SIGKILL)  # a local cluster's workers, if left
     assert done.returncode == 0, done.stderr
     assert _dump(path) == reference(*LONG)
 
