@@ -115,8 +115,7 @@ class WinLossIndex(Chained):
         self._sizes: dict[int, int] = {}
         self._offsets: dict[int, Ints] = {}
         self._set_starts: dict[int, Ints] = {}
-        self._numbering: dict[int, Ints] = {}  # a group's copy: its own cells (``with_cells``)
-        self._held: Cells | None = None  # a group's copy: the cells it holds
+        self._held: Cells | None = None  # a group's copy: the cells it holds (``with_cells``)
         self._last: tuple[tuple[int, int, int], tuple[Ints, Ints]] = ((0, 0, 0), (ZERO, ZERO))
 
     def with_word_bits(self, word_bits: int) -> WinLossIndex:
@@ -182,10 +181,19 @@ class WinLossIndex(Chained):
             self._set_starts[layer] = self.offsets(layer)[::len(self._codes[layer])].copy()
         return self._set_starts[layer]
 
-    def _cells_of(self, layer: int) -> Ints:
+    def _set_numbers(self, layer: int) -> Ints:
         """The numbering of prize sets that ``reach()[layer]`` and ``offsets(layer)`` are
         laid out by: colex, or a group's own (``with_cells``)."""
-        return self._numbering.get(layer, self.colex)
+        held = self._held
+        return held.numbering if held is not None and held.layer == layer else self.colex
+
+    def _copy(self) -> WinLossIndex:
+        """A shallow copy (``for_layer``, ``with_cells`` replace what it holds), with no
+        range kept from ``_positions``."""
+        part = WinLossIndex.__new__(WinLossIndex)
+        part.__dict__.update(self.__dict__)
+        part._last = ((0, 0, 0), (ZERO, ZERO))
+        return part
 
     def tables(self, k: int) -> tuple[Ints, Ints, np.ndarray]:
         """Return (twin, succ, sign) of layer k: the index of each pattern's swapped
@@ -298,8 +306,7 @@ class WinLossIndex(Chained):
         cluster's workers are sent once a layer (13 cards: at most 0.2 GiB, where the
         score sets of two layers and their offsets take 3.5 GiB)."""
         self.runs(layer)
-        part = WinLossIndex.__new__(WinLossIndex)
-        part.__dict__.update(self.__dict__)
+        part = self._copy()
         part._reach = {}
         part._tables = {k: self.tables(k) for k in (layer - 1, layer) if k >= 1}
         part._blocks = {layer: self.blocks(layer)}
@@ -308,7 +315,6 @@ class WinLossIndex(Chained):
         part._runs = {layer: self._runs[layer]}
         part._bounds = {size: self.set_bounds(size) for size in (layer - 1, layer)}
         part._sizes = {layer: self.size(layer)}
-        part._last = ((0, 0, 0), (ZERO, ZERO))
         return part
 
     def group_cells(self, layer: int, group: int) -> Cells:
@@ -319,10 +325,7 @@ class WinLossIndex(Chained):
         prize set."""
         n, patterns, words = self.n, len(self._codes[layer]), self.words[layer]
         bounds = self.set_bounds(layer - 1)
-        hidden = masks_of(n, layer - 1)[bounds[group]:bounds[group + 1]]
-        cards = np.int64(1) << np.arange(n, dtype=np.int64)
-        grown = hidden[:, None] | cards
-        sets = np.unique(grown[grown != hidden[:, None]])
+        sets = _grown(masks_of(n, layer - 1)[bounds[group]:bounds[group + 1]], n)
         numbering = np.full(1 << n, -1, np.int64)
         numbering[sets] = np.arange(len(sets))
         cells = (self.colex[sets][:, None] * patterns + np.arange(patterns)).reshape(-1)
@@ -334,13 +337,10 @@ class WinLossIndex(Chained):
         """Return this copy (``for_layer(cells.layer)``) completed with one group's score
         sets (``group_cells``): the source its map task solves and adds up with, for the
         ranges of that group only."""
-        part = WinLossIndex.__new__(WinLossIndex)
-        part.__dict__.update(self.__dict__)
+        part = self._copy()
         part._reach = {cells.layer: cells.reach}
         part._offsets = {cells.layer: cells.first}
-        part._numbering = {cells.layer: cells.numbering}
         part._held = cells
-        part._last = ((0, 0, 0), (ZERO, ZERO))
         return part
 
     def cells_bytes(self, layer: int) -> Ints:
@@ -348,17 +348,12 @@ class WinLossIndex(Chained):
         (``builder.cluster_plan``), counted without making them."""
         n, low = self.n, layer - 1
         bounds = self.set_bounds(low)
-        hidden = masks_of(n, low)
-        cards = np.int64(1) << np.arange(n, dtype=np.int64)
-        touched = [len(np.unique((h[:, None] | cards)[(h[:, None] & cards) == 0]))
-                   for h in np.split(hidden, bounds[1:-1])]
+        touched = [len(_grown(hidden, n)) for hidden in np.split(masks_of(n, low), bounds[1:-1])]
         cell = 8 * self.words[layer] + 8  # a score set and its offset
-        low_cell = 8 * self.words[low] + 8 if low >= 1 else 0
-        patterns = len(self._codes[layer])
-        low_patterns = len(self._codes[low]) if low >= 1 else 0
-        sizes = np.diff(bounds)
-        below = sizes * low_patterns * low_cell + (8 << n) + 8 if low >= 1 else 0 * sizes
-        out: Ints = np.array(touched, np.int64) * patterns * cell + (8 << n) + below
+        out: Ints = np.array(touched, np.int64) * len(self._codes[layer]) * cell + (8 << n)
+        if low >= 1:  # the cells below (``Slice``: score sets, offsets, one more; local)
+            low_cells = np.diff(bounds) * len(self._codes[low])
+            out += low_cells * (8 * self.words[low] + 8) + 8 + (8 << n)
         return out
 
     def map_group_sizes(self, layer: int) -> Ints:
@@ -431,7 +426,7 @@ class WinLossIndex(Chained):
         score, prize, hidden, _ = self.blocks(layer)
         entry, term, at = _contributions(
             np.ascontiguousarray(values, np.float64), block, code, (score, prize, hidden),
-            self.tables(layer)[0], self._cells_of(layer), layer, (self.reach()[layer], self.offsets(layer)),
+            self.tables(layer)[0], self._set_numbers(layer), layer, (self.reach()[layer], self.offsets(layer)),
             (radius(self.n, layer), self.words[layer], self.word_bits))
         bounds, starts = self.set_bounds(layer), self.set_starts(layer)
         owner = np.searchsorted(bounds, self.colex[
@@ -482,15 +477,15 @@ class WinLossIndex(Chained):
         counts = _segment_counts(entry, draw, starts)  # [set, draw]: terms
         sets, draws = np.nonzero(counts)
         spans = np.stack([starts[sets], starts[sets + 1]], axis=1)
-        if not np.array_equal(counts[sets, draws], spans[:, 1] - spans[:, 0]):
-            raise RuntimeError(f"layer {layer}: the terms for reduce group {group} are not "
-                               "one a chance value and draw")
+        sizes = spans[:, 1] - spans[:, 0]
         at = np.zeros(len(sets) + 1, np.int64)
-        np.cumsum(spans[:, 1] - spans[:, 0], out=at[1:])
+        np.cumsum(sizes, out=at[1:])
         index = np.full(counts.shape, -1, np.int64)
         index[sets, draws] = np.arange(len(sets))
         values = np.empty(int(at[-1]))
-        if not _fill_segments(entry, term, draw, starts, index, at, values):
+        # filled only once every segment has as many terms as slots (else ``index`` -1)
+        if not (np.array_equal(counts[sets, draws], sizes)
+                and _fill_segments(entry, term, draw, starts, index, at, values)):
             raise RuntimeError(f"layer {layer}: the terms for reduce group {group} are not "
                                "one a chance value and draw")
         return spans, draws.astype(np.int8), values
@@ -520,7 +515,7 @@ class WinLossIndex(Chained):
             score, prize, hidden, offsets = self.blocks(layer)
             self._last = ((layer, start, stop), _positions(
                 start, stop, offsets, score, prize, hidden, self.reach()[layer],
-                self.tables(layer)[0], self._cells_of(layer), radius(self.n, layer),
+                self.tables(layer)[0], self._set_numbers(layer), radius(self.n, layer),
                 (self.words[layer], self.word_bits)))
         return self._last[1]
 
@@ -559,7 +554,7 @@ class WinLossIndex(Chained):
             sets, chance, colex = (below.reach, below.first), below.chance, below.local
         else:
             sets, chance = (self.reach()[low], self.offsets(low)), chance_below(layer, below)
-            colex = self._cells_of(low)
+            colex = self._set_numbers(low)
         _games(block, code, (score, prize, hidden), layer, colex, succ, sign, chance,
                (*sets, self.tables(low)[0]), (radius(self.n, low), self.words[low],
                                                self.word_bits), payoffs)
@@ -581,7 +576,7 @@ class WinLossIndex(Chained):
         low, patterns = layer - 1, len(self._codes[layer - 1])
         reach, first, words = self.reach()[low], self.offsets(low), self.words[low]
         sets = np.unique(hidden[np.unique(block)])
-        cells = (self._cells_of(low)[sets][:, None] * patterns + np.arange(patterns)).reshape(-1)
+        cells = (self._set_numbers(low)[sets][:, None] * patterns + np.arange(patterns)).reshape(-1)
         runs = first[cells]
         local = np.full(1 << self.n, -1, np.int64)
         local[sets] = np.arange(len(sets))
@@ -604,7 +599,7 @@ class WinLossIndex(Chained):
         block, code = self._positions(layer, start, stop)
         score, prize, hidden, _ = self.blocks(layer)
         _accumulate(np.ascontiguousarray(values, np.float64), block, code, (score, prize, hidden),
-                    self.tables(layer)[0], self._cells_of(layer), layer,
+                    self.tables(layer)[0], self._set_numbers(layer), layer,
                     (self.reach()[layer], self.offsets(layer)),
                     (radius(self.n, layer), self.words[layer], self.word_bits), summary)
 
@@ -644,6 +639,15 @@ class Cells:
     below: Slice | None
     """The group's cells of the layer below, without their chance values (none for
     layer 1)."""
+
+
+def _grown(hidden: Ints, n: int) -> Ints:
+    """Return the distinct prize sets Q + p of the sets ``hidden`` (masks of n cards),
+    p any card not in Q, in increasing mask (colex) order."""
+    cards = np.int64(1) << np.arange(n, dtype=np.int64)
+    grown = hidden[:, None] | cards
+    sets: Ints = np.unique(grown[grown != hidden[:, None]])
+    return sets
 
 
 @njit(cache=True)
