@@ -26,7 +26,7 @@ Reach(decisions=31, moves=53, exact=True)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,7 +56,7 @@ def decision_positions(game: Game[Any]) -> tuple[int, bool]:
     """Return (the game's real decision positions, exact): walked within ``REAL_BUDGET``
     positions, else extrapolated over its size parameter from smaller sizes, else (no
     such parameter) its canonical positions, a lower bound."""
-    return _counted(game, None, moves=False)
+    return _counted(game, lambda smaller, budget: _walked(smaller, budget, None), 0)
 
 
 def best_response_reach(game: Game[Any], answered: Agent | None, seat: int) -> Reach:
@@ -65,18 +65,34 @@ def best_response_reach(game: Game[Any], answered: Agent | None, seat: int) -> R
     a smaller game of the family), or every move (None: an agent too costly to ask
     here, such as one that reads or solves an equilibrium)."""
     against = None if answered is None else (answered, seat)
-    decisions, exact = _counted(game, against, moves=False)
-    moves, moves_exact = _counted(game, against, moves=True)
+    walks: dict[tuple[str, int], tuple[int, int] | None] = {}
+
+    def walk(smaller: Game[Any], budget: int) -> tuple[int, int] | None:
+        """Each size walked once for both counts."""
+        key = (smaller.spec, budget)
+        if key not in walks:
+            walks[key] = _walked(smaller, budget, against)
+        return walks[key]
+
+    decisions, exact = _counted(game, walk, 0)
+    moves, moves_exact = _counted(game, walk, 1)
     return Reach(decisions, moves, exact and moves_exact)
 
 
-def _counted(game: Game[Any], against: tuple[Agent, int] | None, *,
-             moves: bool) -> tuple[int, bool]:
-    """``_walked`` within ``REAL_BUDGET``, else extrapolated, else a lower bound: the
-    game's canonical positions (no size parameter to extrapolate over)."""
+Walk = Callable[[Game[Any], int], "tuple[int, int] | None"]
+"""A walk of a game within a budget of moves: (decision positions, moves), or None."""
+
+
+def _counted(game: Game[Any], walk: Walk, which: int) -> tuple[int, bool]:
+    """Count ``walk``'s decision positions (``which`` 0) or moves (1) within
+    ``REAL_BUDGET``, else extrapolated, else a lower bound: the game's canonical
+    positions (no size parameter to extrapolate over)."""
+    def counter(smaller: Game[Any], budget: int) -> int | None:
+        walked = walk(smaller, budget)
+        return None if walked is None else walked[which]
+
     try:
-        return count_positions(game, REAL_BUDGET, counter=lambda smaller, budget:
-                               _walked(smaller, budget, against=against, moves=moves))
+        return count_positions(game, REAL_BUDGET, counter=counter)
     except GameError:
         try:
             return positions_of(game)[0], False
@@ -84,12 +100,12 @@ def _counted(game: Game[Any], against: tuple[Agent, int] | None, *,
             return COUNT_BUDGET, False
 
 
-def _walked(game: Game[Any], budget: int, *, against: tuple[Agent, int] | None = None,
-            moves: bool = False) -> int | None:
+def _walked(game: Game[Any], budget: int,
+            against: tuple[Agent, int] | None) -> tuple[int, int] | None:
     """Walk the positions of ``game`` as play meets them (its reference face, states
     not merged), each joint move, or (``against``: an agent and its seat) only those in
-    that agent's support; return the decision positions (``moves``: the moves and draws
-    walked), or None past ``budget`` moves."""
+    that agent's support; return (the decision positions, the moves and draws walked),
+    or None past ``budget`` moves."""
     todo = [s for _, s in game.initial()]
     seen, decisions, walked = set(todo), 0, 0
     while todo:
@@ -105,7 +121,7 @@ def _walked(game: Game[Any], budget: int, *, against: tuple[Agent, int] | None =
             if child not in seen:
                 seen.add(child)
                 todo.append(child)
-    return walked if moves else decisions
+    return decisions, walked
 
 
 def _children(game: Game[Any], state: Any, draws: Any,
