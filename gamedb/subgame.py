@@ -224,27 +224,27 @@ def _too_big(position: str, count: SubgameCount, limit: int) -> str:
     sizes = " + ".join(each if len(each) <= 6 else [*each[:3], "...", *each[-2:]])
     start = list(count.layers)[0]
     if count.below:  # stopped inside a layer: what it found below the layers counted
-        return (f"too many positions below {position} to solve here: at least "
-                f"{count.positions:,} (by layer from {start} down: {sizes}, and "
-                f"{count.below:,} found in the layers below), over --max-positions "
-                f"{limit:,}; raise it to solve anyway (roughly {SOLVED_PER_SECOND:,} "
-                "positions a second)")
+        return _refusal(position, f"at least {count.positions:,} (by layer from {start} "
+                        f"down: {sizes}, and {count.below:,} found in the layers below)", limit)
     if count.positions <= limit:  # the next layer was not counted: its bound is the reason
-        return (f"too many positions below {position} to solve here: {count.positions:,} by "
-                f"layer from {start} down ({sizes}), and layer {last}'s moves lead to up to "
-                f"{count.next_at_most:,} more, past --max-positions {limit:,}; raise it to "
-                f"solve anyway (roughly {SOLVED_PER_SECOND:,} positions a second)")
-    return (f"too many positions below {position} to solve here: at least "
-            f"{count.positions:,} (by layer from {start} down: {sizes}; more below), over "
-            f"--max-positions {limit:,}; raise it to solve anyway (roughly "
-            f"{SOLVED_PER_SECOND:,} positions a second)")
+        return _refusal(position, f"{count.positions:,} by layer from {start} down ({sizes}), "
+                        f"and layer {last}'s moves lead to up to {count.next_at_most:,} more",
+                        limit, "past")
+    return _refusal(position, f"at least {count.positions:,} (by layer from {start} down: "
+                    f"{sizes}; more below)", limit)
 
 
 def _too_big_by_formula(position: str, positions: int, limit: int) -> str:
     """The refusal of a subgame whose size the family's formula gives, one line."""
-    return (f"too many positions below {position} to solve here: {positions:,} (by the "
-            f"rules' count), over --max-positions {limit:,}; raise it to solve anyway "
-            f"(roughly {SOLVED_PER_SECOND:,} positions a second)")
+    return _refusal(position, f"{positions:,} (by the rules' count)", limit)
+
+
+def _refusal(position: str, found: str, limit: int, beyond: str = "over") -> str:
+    """``too many positions below POSITION to solve here: FOUND, over --max-positions
+    LIMIT; raise it ...``."""
+    return (f"too many positions below {position} to solve here: {found}, {beyond} "
+            f"--max-positions {limit:,}; raise it to solve anyway (roughly "
+            f"{SOLVED_PER_SECOND:,} positions a second)")
 
 
 __all__ = ["MAX_POSITIONS", "SubgameCount", "SubgameTooBig", "count_subgame", "solve_position"]
