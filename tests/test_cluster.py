@@ -182,7 +182,7 @@ def test_a_local_cluster_keeps_glibcs_own_malloc_in_its_workers() -> None:
 def test_a_local_clusters_workers_are_forked_from_the_builder() -> None:
     """Spawned workers imported Python's, NumPy's, numba's and gamedb's modules and
     loaded the compiled code anew for every build (11 cards: +34% wall against
-    ``--workers 2``); forked ones have them (+22%)."""
+    ``--workers 2``); forked ones have them (+23-27%)."""
     pytest.importorskip("distributed", reason=NEEDS)
     import xml.dom.minidom  # noqa: F401  (imported by neither Dask nor gamedb)
 

@@ -480,7 +480,7 @@ def _forked_workers() -> dict[str, Any]:
     """Dask settings that fork a ``LocalCluster``'s workers from this process, as the
     local executor's are, instead of starting new interpreters: they skip importing
     Python's, NumPy's, numba's and gamedb's modules and loading the compiled code (11
-    cards: +34% wall against ``--workers 2`` spawned, +22% forked; BENCHMARKS.md). A
+    cards: +34% wall against ``--workers 2`` spawned, +23-27% forked; BENCHMARKS.md). A
     forked worker closes its copies of the build's lock (``store.lock``), so the lock
     still dies with the builder."""
     return {"distributed.worker.multiprocessing-method": "fork"}
