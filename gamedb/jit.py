@@ -7,7 +7,8 @@ imports ``cffi`` (if installed) to type cffi functions. gamedb's compiled code u
 none of these, and they cost more start-up than a whole small build. So those two
 modules are loaded here once with ``scipy.linalg`` and ``cffi`` hidden; anything
 compiled later that needs BLAS (``np.dot``) still imports SciPy normally. Every gamedb
-module takes ``numba`` from here.
+module takes ``njit`` from here: numba's, releasing the GIL (``nogil=True``) so that
+threads run compiled code in parallel.
 
 `needs_compiling` tells whether a module's compiled functions are in numba's on-disk
 cache yet, so a long command can say that its first run compiles (once).
@@ -42,7 +43,14 @@ _load_without("scipy.linalg", "numba.np.arraymath")
 _load_without("cffi", "numba.core.typing.cffi_utils")
 
 import numba  # noqa: E402
-from numba import njit  # noqa: E402
+
+
+def njit(*args: Any, **options: Any) -> Any:
+    """``numba.njit`` releasing the GIL unless told otherwise (``nogil=True``): the
+    compiled code of threads in one process runs in parallel (``--cluster local:N``'s
+    workers are threads of the builder's process)."""
+    options.setdefault("nogil", True)
+    return numba.njit(*args, **options)
 
 
 

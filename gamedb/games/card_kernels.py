@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gamedb.jit import numba
+from gamedb.jit import njit
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def fill_cards(mask: int | np.int64, out: npt.NDArray[np.int64]) -> None:
     """Write the cards of ``mask`` into ``out[:popcount(mask)]`` in increasing order."""
     j = 0

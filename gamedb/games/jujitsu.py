@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from gamedb.jit import numba
+from gamedb.jit import njit
 import numpy as np
 
 from gamedb.bits import Mask, cards, full, mask_of, popcount, without
@@ -266,7 +266,7 @@ def _check_reachable(n: int, k1: int, k2: int, pot: int, diff: int, ties: str,
         raise GameError(f"{written} cannot happen after {played} tricks")
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _encode(h1: int, h2: int, pot: int, diff: int, n: int) -> int:
     left, h = 0, h1
     while h:
@@ -276,7 +276,7 @@ def _encode(h1: int, h2: int, pot: int, diff: int, n: int) -> int:
             | (left << LAYER_SHIFT))
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _pext(mask: int, universe: int) -> int:
     out, bit = 0, 1
     while universe:
@@ -288,7 +288,7 @@ def _pext(mask: int, universe: int) -> int:
     return out
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _canonical(h1: int, h2: int, pot: int, diff: int, n: int) -> tuple[int, bool]:
     union = h1 | h2
     c1, c2 = _pext(h1, union), _pext(h2, union)
@@ -305,7 +305,7 @@ def _canonical(h1: int, h2: int, pot: int, diff: int, n: int) -> tuple[int, bool
     return (b, True) if b < a else (a, False)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _expand(keys: Keys, k: int, n: int, carry: int) -> tuple[Keys, Keys, Keys, Floats]:
     B = keys.shape[0]
     hand = (1 << n) - 1

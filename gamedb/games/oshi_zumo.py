@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from gamedb.jit import numba
+from gamedb.jit import njit
 import numpy as np
 
 from gamedb.games.base import (
@@ -215,19 +215,19 @@ def _state(coins1: int, coins2: int, pos: int, ended: int) -> OshiZumoState:
     return OshiZumoState(coins1, coins2, pos, bool(ended))
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _encode(c1: int, c2: int, pos: int) -> int:
     return (c1 | (pos + _POS_OFFSET) << _POS_SHIFT | c2 << _COINS2_SHIFT
             | (c1 + c2) << LAYER_SHIFT)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _canonical(c1: int, c2: int, pos: int) -> tuple[int, bool]:
     a, b = _encode(c1, c2, pos), _encode(c2, c1, -pos)
     return (b, True) if b < a else (a, False)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _expand(keys: Keys, rows: int, cols: int, size: int, min_bid: int, alesia: bool,
             ) -> tuple[Keys, Keys, Keys, Keys, Keys, Floats]:
     B = keys.shape[0]

@@ -14,7 +14,7 @@ array([ 2,  0, -1])
 
 from __future__ import annotations
 
-from gamedb.jit import numba
+from gamedb.jit import njit
 import numpy as np
 import numpy.typing as npt
 
@@ -30,13 +30,13 @@ def _capacity_bits(n: int) -> int:
     return max(4, int(2 * max(n, 1) - 1).bit_length())
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _slot(key: np.int64 | int, bits: int) -> np.int64:
     slot: np.int64 = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(64 - bits))
     return slot
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _unique(keys: Keys, bits: int) -> Keys:
     mask = (1 << bits) - 1
     table = np.full(1 << bits, _EMPTY, np.int64)
@@ -63,7 +63,7 @@ def unique_keys(keys: Keys) -> Keys:
     return distinct
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _build(keys: Keys, bits: int) -> tuple[Keys, Keys]:
     mask = (1 << bits) - 1
     table = np.full(1 << bits, _EMPTY, np.int64)
@@ -77,7 +77,7 @@ def _build(keys: Keys, bits: int) -> tuple[Keys, Keys]:
     return table, where
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _position(table: Keys, where: Keys, key: np.int64 | int, bits: int) -> np.int64 | int:
     """Where ``key`` was indexed, -1 if it was not."""
     mask = (1 << bits) - 1
@@ -90,7 +90,7 @@ def _position(table: Keys, where: Keys, key: np.int64 | int, bits: int) -> np.in
     return -1
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _find(table: Keys, where: Keys, queries: Keys, bits: int) -> Keys:
     out = np.empty(queries.shape[0], np.int64)
     for i in range(queries.shape[0]):
@@ -98,7 +98,7 @@ def _find(table: Keys, where: Keys, queries: Keys, bits: int) -> Keys:
     return out
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _weighted_sums(table: Keys, where: Keys, values: Floats, succ: Keys, weight: Floats,
                    bits: int) -> tuple[Floats, int]:
     n, k = succ.shape

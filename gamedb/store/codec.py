@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from gamedb.games.base import shown
-from gamedb.jit import numba
+from gamedb.jit import njit
 import numpy as np
 import numpy.typing as npt
 
@@ -209,7 +209,7 @@ def format_prob(p: float) -> str:
     return buf.tobytes().decode("ascii")[len('{"0":'):-1]
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _mul(a: np.uint64, b: np.uint64) -> tuple[np.uint64, np.uint64]:  # pragma: no cover
     """(hi, lo) of the 128-bit product of two 64-bit integers."""
     a0, a1 = a & _MASK32, a >> _U(32)
@@ -221,7 +221,7 @@ def _mul(a: np.uint64, b: np.uint64) -> tuple[np.uint64, np.uint64]:  # pragma: 
     return hi, lo
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _digits(m: np.uint64, q: int, e: int) -> tuple[np.uint64, np.uint64]:  # pragma: no cover
     """(round, floor) of m * 10**e / 2**q, halves to even, for 17 <= e and q - e >= 1
     (and m * 5**e < 2**128)."""
@@ -250,7 +250,7 @@ def _digits(m: np.uint64, q: int, e: int) -> tuple[np.uint64, np.uint64]:  # pra
     return quot, quot
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _write_int(buf: np.ndarray, pos: int, value: int) -> int:  # pragma: no cover
     if value < 0:
         buf[pos] = 45  # '-'
@@ -266,7 +266,7 @@ def _write_int(buf: np.ndarray, pos: int, value: int) -> int:  # pragma: no cove
     return pos + n
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _write_prob(buf: np.ndarray, pos: int, p: float) -> int:  # pragma: no cover
     """Write 0 < p < 10 with 17 significant digits, trailing zeros dropped."""
     f, ex = math.frexp(p)
@@ -312,7 +312,7 @@ def _write_prob(buf: np.ndarray, pos: int, p: float) -> int:  # pragma: no cover
     return end
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _encode(probs: np.ndarray, labels: np.ndarray,
             min_prob: float) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     b, a = probs.shape

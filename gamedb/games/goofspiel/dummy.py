@@ -32,7 +32,7 @@ from gamedb.games.base import (
     LAYER_SHIFT, Canonical, Capabilities, Distribution, Expansion, Game, GameError, Keys,
     parse_integer, shown,
 )
-from gamedb.jit import numba
+from gamedb.jit import njit
 from gamedb.games.goofspiel import Goofspiel
 from gamedb.games.goofspiel.rounds import cards_of, points_left, top_cards
 from gamedb.games.layout import Constant, Field, KeyLayout
@@ -269,7 +269,7 @@ def _layout(n: int, win_loss: bool) -> KeyLayout:
         text=(*text, *((("diff", "diff"),) if win_loss else ())), derived=(("diff", _DIFF_SQL),))
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _compress(mask: int, union: int) -> int:
     """Relabel ``mask`` by rank within ``union`` (``gamedb.bits.compress``)."""
     out, rank = 0, 0
@@ -282,7 +282,7 @@ def _compress(mask: int, union: int) -> int:
     return out
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _key(h1: int, h2: int, dm: int, prizes: int, prize: int, diff2: int, k: int, n: int,
          bits: int, win_loss: bool) -> tuple[int, float]:
     """Return the canonical key of a position and the sign of its stored value."""
@@ -297,12 +297,12 @@ def _key(h1: int, h2: int, dm: int, prizes: int, prize: int, diff2: int, k: int,
     return (b, -1.0) if b < a else (a, 1.0)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _sign(x: int) -> float:
     return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _best(prizes: npt.NDArray[np.int64], count: int, skip: int, more: int) -> int:
     """Sum of the ``more`` highest of ``prizes[:count]`` leaving out index ``skip``."""
     total, taken = 0, 0
@@ -313,7 +313,7 @@ def _best(prizes: npt.NDArray[np.int64], count: int, skip: int, more: int) -> in
     return total
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _expand(keys: npt.NDArray[np.int64], k: int, n: int, bits: int, win_loss: bool,
             outcomes: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64],
                                     npt.NDArray[np.int64], npt.NDArray[np.float64]]:
@@ -339,7 +339,7 @@ def _expand(keys: npt.NDArray[np.int64], k: int, n: int, bits: int, win_loss: bo
     return row, col, succ, weight
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _pair(x: int, y: int, h1: int, h2: int, dm: int, prizes: int, prize: int, diff2: int,
           k: int, n: int, bits: int, win_loss: bool, dcards: npt.NDArray[np.int64],
           pcards: npt.NDArray[np.int64], succ: npt.NDArray[np.int64],

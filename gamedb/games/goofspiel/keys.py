@@ -16,7 +16,7 @@ from gamedb.games.base import LAYER_SHIFT, GameError
 from gamedb.types import Floats, Ints
 from gamedb.games.card_kernels import fill_cards
 from gamedb.games.layout import Constant, Field, KeyLayout, Ternary
-from gamedb.jit import numba
+from gamedb.jit import njit
 
 # Indices into the array of layout constants handed to the compiled helpers (``_layout``
 # derives it from the declared ``KeyLayout``).
@@ -69,13 +69,13 @@ def _declare(n: int, carry: bool, win_loss: bool, hands: tuple[Field | Ternary, 
                  "hand1_mask", "hand2_mask"), text=text)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _hands_code(h1: Int, h2: Int, lay: Ints) -> tuple[int, int]:
     """Return the hands field of (h1, h2) and of the swapped pair (h2, h1)."""
     return ternary_hands(h1, h2)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def ternary_hands(h1: Int, h2: Int) -> tuple[int, int]:
     """The base-3 hands field (``layout.Ternary``) of (h1, h2) and of (h2, h1)."""
     union, code, twin, power = h1 | h2, 0, 0, 1
@@ -90,12 +90,12 @@ def ternary_hands(h1: Int, h2: Int) -> tuple[int, int]:
     return code, twin
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _decode_hands(key: Int, lay: Ints) -> tuple[int, int]:
     return hands_of(key & ((1 << lay[_OFF_PRIZES]) - 1), key >> LAYER_SHIFT)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def hands_of(code: int, k: int) -> tuple[int, int]:
     """Both rank masks of a base-3 hands field with ``k`` cards each."""
     h1, h2, c1, c2, bit = 0, 0, 0, 0, 1
@@ -110,7 +110,7 @@ def hands_of(code: int, k: int) -> tuple[int, int]:
     return h1, h2
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _points(mask: Int) -> int:
     total, card = 0, 1
     while mask:
@@ -120,14 +120,14 @@ def _points(mask: Int) -> int:
     return total
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _assemble(hands: Int, prizes: Int, table: Int, diff: Int, k: int, lay: Ints) -> int:
     key = (k << LAYER_SHIFT) | hands | (prizes << lay[_OFF_PRIZES]) | (table << lay[_OFF_TABLE])
     out: int = key | ((diff + lay[_HALF]) << lay[_OFF_DIFF]) if lay[_WL] else key
     return out
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _canonical(h1: Int, h2: Int, prizes: Int, prize: Int, pot: Int, diff: Int, lay: Ints,
                reduce: bool) -> tuple[int, bool]:
     k = 0
@@ -144,7 +144,7 @@ def _canonical(h1: Int, h2: Int, prizes: Int, prize: Int, pot: Int, diff: Int, l
     return (b, True) if reduce and b < a else (a, False)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _expand(keys: Ints, k: int, lay: Ints) -> tuple[Ints, Ints, Ints, Floats]:
     B, wl, carry = keys.shape[0], lay[_WL], lay[_CARRY]
     draws = (k - 1 if lay[_ORDER] == 0 else 1) if k > 1 else 1
@@ -191,7 +191,7 @@ def _expand(keys: Ints, k: int, lay: Ints) -> tuple[Ints, Ints, Ints, Floats]:
     return row, col, succ, weight
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _fill_draws(prizes: Int, order: Int, out: Ints) -> None:
     if order == 0:
         fill_cards(prizes, out)

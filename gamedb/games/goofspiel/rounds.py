@@ -28,7 +28,7 @@ from gamedb.games.goofspiel import Goofspiel, GoofspielState
 from gamedb.games.goofspiel.keys import hands_of, ternary_hands
 from gamedb.games.source import LayerSource
 from gamedb.games.text import format_cards
-from gamedb.jit import numba
+from gamedb.jit import njit
 
 
 def top_cards(n: int, r: int) -> Mask:
@@ -142,7 +142,7 @@ class GoofspielRounds(Goofspiel):
 _N, _PRIZES, _PRIZE, _PRIZE_BITS, _DIFF, _BIAS, _WL, _CARRY = range(8)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def cards_of(mask: int, out: npt.NDArray[np.int64]) -> int:
     """Write the cards of ``mask`` into ``out`` in increasing order; return how many."""
     count, card = 0, 1
@@ -155,7 +155,7 @@ def cards_of(mask: int, out: npt.NDArray[np.int64]) -> int:
     return count
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _key(hands: int, prizes: int, table: int, diff: int, k: int,
          c: npt.NDArray[np.int64]) -> int:
     key = (k << LAYER_SHIFT) | hands | (prizes << c[_PRIZES]) | (table << c[_PRIZE])
@@ -164,12 +164,12 @@ def _key(hands: int, prizes: int, table: int, diff: int, k: int,
     return int(key)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _sign(x: int) -> float:
     return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _expand(keys: npt.NDArray[np.int64], k: int, draws: int, c: npt.NDArray[np.int64]
             ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64],
                        npt.NDArray[np.float64]]:
@@ -198,7 +198,7 @@ def _expand(keys: npt.NDArray[np.int64], k: int, draws: int, c: npt.NDArray[np.i
     return row, col, succ, weight
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _pair(x: int, y: int, h1: int, h2: int, prizes: int, table: int, diff: int, k: int,
           draws: int, reveal: npt.NDArray[np.int64], c: npt.NDArray[np.int64],
           succ: npt.NDArray[np.int64], weight: npt.NDArray[np.float64]) -> None:
