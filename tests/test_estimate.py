@@ -206,5 +206,5 @@ def test_a_local_cluster_is_estimated_with_its_worker_processes_on_this_machine(
     refused = CliRunner().invoke(cli, ["build", "jujitsu(num_cards=8)", "--db", str(path),
                                        "--cluster", "local:64", "--quiet"])
     assert refused.exit_code == 1 and "this machine has 8.0 GiB" in refused.stderr
-    assert "64 processes" in refused.stderr and "fewer" in refused.stderr
+    assert "64 workers" in refused.stderr and "fewer" in refused.stderr
     assert not path.exists()

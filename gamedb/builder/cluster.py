@@ -6,13 +6,13 @@ ends it. ``executor(workers, cluster)`` chooses, in this one place:
 
 - ``cluster=None``: ``Local``, ``workers`` forked processes (``gamedb.builder.workers``);
 - ``"tcp://host:port"``: ``Dask``, a client of that running Dask scheduler;
-- ``"local:N"``: ``Dask`` on a ``LocalCluster`` of N worker processes forked from
-  this one, started here and shut down with the executor.
+- ``"local:N"``: ``Dask`` on a ``LocalCluster`` in this process (one worker of N
+  threads), started here and shut down with the executor.
 
 On a cluster, ``func`` (the game, the layer, the values of the layers below) is sent to
 every worker once per layer (``Client.scatter(broadcast=True)``); each task is a group of
-consecutive items (at most ``MAX_TASKS`` per layer) and returns their results, which only
-the builder writes. A lost worker costs its tasks, which Dask runs again elsewhere.
+consecutive items (``group_sizes``) and returns their results, which only the builder
+writes. A lost worker costs its tasks, which Dask runs again elsewhere.
 ``distributed`` is imported only here and only when a cluster is asked for: the core
 package runs without it (``pip install -e ".[cluster]"`` brings it).
 
@@ -26,17 +26,14 @@ package runs without it (``pip install -e ".[cluster]"`` brings it).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import math
 import os
 import re
-import signal
 import socket
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from multiprocessing import resource_tracker
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from gamedb.builder.workers import WorkerDied, Workers
@@ -193,18 +190,22 @@ class Dask:
 
     @classmethod
     def start(cls, count: int) -> Dask:
-        """Start a ``LocalCluster`` of ``count`` single-threaded worker processes."""
+        """Start a ``LocalCluster`` in this process: its scheduler, and one worker of
+        ``count`` threads (the compiled code releases the GIL: ``gamedb.jit``).
+
+        Threads, not processes: what a task needs and returns stays in this process,
+        never serialized, and no worker process competes for the cores with the builder,
+        where the scheduler runs (11 cards: worker processes made the build 12% slower
+        than ``--workers 2``; BENCHMARKS.md). No memory limit: a worker in this process
+        must never spill or pause on the builder's memory."""
         distributed = _distributed()
         _quiet_client_logs()  # the scheduler runs here: a Ctrl-C mid-task said nothing else
         cluster = None
         try:
-            # A Ctrl-C while it starts is raised once it is up, then it is closed; its
-            # workers never hear one (``_sigint_blocked``), run glibc's own malloc, and
-            # are forked from this process (``_forked_workers``).
-            with interrupts_deferred(), _sigint_blocked(), _dask_config(
-                    {**_glibc_malloc(), **_forked_workers()}):
-                cluster = distributed.LocalCluster(n_workers=count, threads_per_worker=1,
-                                                   processes=True, dashboard_address=":0",
+            with interrupts_deferred():  # a Ctrl-C while it starts: raised once it is up
+                cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=count,
+                                                   processes=False, memory_limit=0,
+                                                   dashboard_address=":0",
                                                    silence_logs=logging.CRITICAL)
             return cls(distributed.Client(cluster, set_as_default=False), cluster)
         except BaseException:
@@ -470,58 +471,6 @@ def task_failed(exc: OSError) -> ClusterError:
     where = f"{exc.filename}: " if exc.filename else ""
     return ClusterError(f"a task failed on a Dask worker: {where}{exc.strerror or exc}; "
                         "every finished chunk is saved: run the same command to resume")
-
-
-@contextlib.contextmanager
-def _sigint_blocked() -> Iterator[None]:
-    """Block SIGINT in this thread while a ``LocalCluster`` starts.
-
-    A terminal's Ctrl-C reaches the whole process group. The cluster's event-loop thread,
-    started here, inherits the mask, and so do the threads it starts and the worker
-    processes they spawn, at the start and whenever a nanny restarts one (a mask survives
-    ``exec``; a handler does not): the workers never hear Ctrl-C, only the builder, as
-    with ``gamedb.builder.workers``. One that comes meanwhile waits, pending, and reaches
-    this thread when the block ends (``gamedb.store.engine.interrupts_deferred`` holds it
-    if another thread of this process took it).
-    """
-    # multiprocessing starts its resource tracker once per process, from the first thread
-    # that needs it, and unblocks SIGINT in that thread afterwards: here, not in the loop
-    resource_tracker.ensure_running()
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-#: What Dask's nanny sets in a worker's environment that slows the solver down:
-#: ``MALLOC_TRIM_THRESHOLD_`` turns off glibc's dynamic mmap threshold, so every large
-#: array (a chunk's stage games, megabytes) is mapped and faulted in anew: a task took
-#: 30% more CPU in a ``local:N`` worker than in a forked one (docs/cluster.md).
-SLOW_ENVIRONMENT = ("MALLOC_TRIM_THRESHOLD_",)
-
-
-def _glibc_malloc() -> dict[str, Any]:
-    """Dask settings that leave ``SLOW_ENVIRONMENT`` out of the workers' environment
-    (the nanny skips a ``pre-spawn-environ`` variable set to None)."""
-    return {f"distributed.nanny.pre-spawn-environ.{name}": None for name in SLOW_ENVIRONMENT}
-
-
-def _forked_workers() -> dict[str, Any]:
-    """Dask settings that fork a ``LocalCluster``'s workers from this process, as the
-    local executor's are, instead of starting new interpreters: they skip importing
-    Python's, NumPy's, numba's and gamedb's modules and loading the compiled code (11
-    cards: +34% wall against ``--workers 2`` spawned, +23-27% forked; BENCHMARKS.md). A
-    forked worker closes its copies of the build's lock (``store.lock``), so the lock
-    still dies with the builder."""
-    return {"distributed.worker.multiprocessing-method": "fork"}
-
-
-def _dask_config(settings: dict[str, Any]) -> Any:
-    """``dask.config.set(settings)``: a context manager."""
-    import dask
-
-    return dask.config.set(settings)
 
 
 def _distributed() -> Any:

@@ -107,7 +107,8 @@ class Estimate:
     disk_bytes: int
     seconds: float
     processes: int = 1
-    """Solver processes on this machine: ``--workers``, or N of ``--cluster local:N``."""
+    """Solvers on this machine: ``--workers`` processes, or the N threads of ``--cluster
+    local:N`` (counted as processes: an upper bound)."""
 
 
 def estimate(game: Game[Any], *, workers: int = 1, values_only: bool = False,
@@ -207,7 +208,7 @@ def count_positions(game: Game[Any], budget: int = COUNT_BUDGET, *,
 def check_fits(estimate_: Estimate, available: int | None) -> None:
     """Raise ``WontFit`` (one line with the estimate) when the memory will not do."""
     if available is not None and estimate_.memory_bytes > available:
-        fewer = (f"with {estimate_.processes} processes: fewer workers (--workers N, "
+        fewer = (f"with {estimate_.processes} workers: fewer workers (--workers N, "
                  "--cluster local:N) need less, or " if estimate_.processes > 2 else "")
         raise WontFit(f"{estimate_.spec} needs about {size(estimate_.memory_bytes)} of "
                       f"memory and this machine has {size(available)} available "

@@ -231,7 +231,7 @@ def _estimate_table(guess: Estimate) -> str:
     available = available_memory()
     rows = [("positions", positions), ("peak memory", size(guess.memory_bytes)),
             ("disk", size(guess.disk_bytes)), ("time", duration(guess.seconds)),
-            ("processes", f"{guess.processes} on this machine"),
+            ("workers", f"{guess.processes} on this machine"),
             ("memory available", size(available) if available is not None else "unknown")]
     if available is not None:
         rows.append(("verdict", "fits: gamedb build runs" if guess.memory_bytes <= available
