@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 
 def _load_without(hidden: str, module: str) -> None:
@@ -44,13 +45,15 @@ _load_without("cffi", "numba.core.typing.cffi_utils")
 
 import numba  # noqa: E402
 
+F = TypeVar("F", bound=Callable[..., Any])
 
-def njit(*args: Any, **options: Any) -> Any:
-    """``numba.njit`` releasing the GIL unless told otherwise (``nogil=True``): the
-    compiled code of threads in one process runs in parallel (``--cluster local:N``'s
-    workers are threads of the builder's process)."""
+
+def njit(**options: Any) -> Callable[[F], F]:
+    """``numba.njit(**options)``, releasing the GIL unless told otherwise
+    (``nogil=True``): the compiled code of threads in one process runs in parallel
+    (``--cluster local:N``'s workers are threads of the builder's process)."""
     options.setdefault("nogil", True)
-    return numba.njit(*args, **options)
+    return cast(Callable[[F], F], numba.njit(**options))
 
 
 

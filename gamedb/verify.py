@@ -185,7 +185,7 @@ def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None
         if exact and (sample or check.states) > EXACT_LIMIT:
             raise GameError(f"--exact on more than {EXACT_LIMIT:,} positions would take hours; "
                             "add --sample N")
-        book = db.meta.get("book_from_layer")
+        book = _book_layer(db)
         if from_layer is None and book is not None:
             from_layer = int(book) + 1
         total = min(sample, check.states) if sample is not None else check.states
@@ -241,7 +241,19 @@ def meta_problems(db: GameDB, tolerance: float = TOLERANCE) -> list[str]:
                         f"of {game.spec} (keys {root.keys.tolist()}): a changed spec or keys")
     problems += _root_value_problems(db, root, tolerance)
     problems += _flag_problems(db)
+    book = _book_layer(db)
+    if book is not None and book != meta["book_from_layer"]:
+        problems.append(f"meta book_from_layer {meta['book_from_layer']} is not this book's "
+                        f"lowest layer, {book}")
     return problems
+
+
+def _book_layer(db: GameDB) -> int | None:
+    """An opening book's lowest layer as its rows have it (None: not a book)."""
+    if db.meta.get("book_from_layer") is None:
+        return None
+    layers = [x.layer for x in db.info().layers if x.states]
+    return min(layers) if layers else int(db.meta["book_from_layer"])
 
 
 def _root_value_problems(db: GameDB, root: Root[Any], tolerance: float) -> list[str]:

@@ -201,3 +201,22 @@ def test_a_book_of_a_file_whose_every_layer_is_values_only_pages_names_no_layer(
             "and layer 4 is stored as pages: no layer can start a book; make the book "
             "from a build without --values-only")
     assert not (tmp_path / "b.sqlite").exists()
+
+
+@pytest.mark.parametrize("said", [99, -1, 4, 6])
+def test_a_book_whose_lowest_layer_meta_names_another_is_not_sound(  # type: ignore[no-untyped-def]
+        built, tmp_path: Path, said: int) -> None:
+    """``meta.book_from_layer`` changed to a layer the book does not start at: 99 (no
+    layer) made verify check nothing and say only "no position was checked"; -1 and 4
+    (below its lowest layer) made it fail every position of layer 5 for a successor the
+    book never held. Now it names the entry, as for the other meta entries."""
+    book = make_book(built(SPEC), tmp_path / "book.sqlite", 5).path
+    with sqlite3.connect(book) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE name = 'book_from_layer'", (str(said),))
+    report = verify(book)
+    assert not report.ok
+    assert report.problems[:1] == [f"meta book_from_layer {said} is not this book's lowest "
+                                   "layer, 5"], report.problems
+    result = CliRunner().invoke(cli, ["verify", str(book)])
+    assert result.exit_code == 1
+    assert f"meta book_from_layer {said} is not this book's lowest layer, 5" in result.stderr
