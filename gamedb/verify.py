@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gamedb.games.base import (
-    TERMINAL, Expansion, Game, GameError, layer_bounds, param_values, shown,
+    TERMINAL, Expansion, Game, GameError, param_values, shown,
 )
 from gamedb.games.expansion import Root, root_of
 from gamedb.games.source import LayerSource
