@@ -458,6 +458,47 @@ def test_ctrl_c_while_the_first_function_is_sent_is_one_line(
     _interrupted_then_resumed(proc, args, reference(*SPECS[1]))
 
 
+#: ``gamedb build`` whose tasks on a local cluster's threads sleep ten minutes (the first
+#: one touches the file named by $STARTED), as a big layer's tasks run for long.
+SLOW_TASKS = """
+import os, sys, threading, time
+from pathlib import Path
+import gamedb.builder.runner as runner
+from gamedb.cli import cli
+
+solve = runner.solve_range
+def slow(*args, **kwargs):
+    if threading.current_thread() is not threading.main_thread():
+        Path(os.environ["STARTED"]).touch()
+        time.sleep(600)
+    return solve(*args, **kwargs)
+runner.solve_range = slow
+sys.argv = ["gamedb", *sys.argv[1:]]
+cli()
+"""
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
+def test_ctrl_c_while_a_local_clusters_tasks_run_does_not_wait_for_them(
+        tmp_path: Path, reference: Callable[[str, int], tuple[object, ...]]) -> None:
+    """``local:N``'s workers are threads of the builder: shutting the cluster down waited
+    for the tasks they were running (a Ctrl-C of 10-card win/loss took 13 s to stop; a
+    13-card map task runs 40 s). It leaves them and stops at once."""
+    pytest.importorskip("distributed", reason=NEEDS)
+    path, started = tmp_path / "slow.sqlite", tmp_path / "started"
+    args = _cli(LONG[0], "--db", str(path), "--chunk-size", str(LONG[1]))
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_TASKS, *args[3:], "--cluster",
+                             "local:2"], env={**_env(), "STARTED": str(started)},
+                            stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not started.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "no task started"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _interrupted_then_resumed(proc, [*args, "--cluster", "local:2"], reference(*LONG),
+                              seconds=15)
+
+
 def _local_build(args: list[str]) -> subprocess.Popen[bytes]:
     """Start ``args`` with ``--cluster local:2`` in a process group of its own."""
     return subprocess.Popen([*args, "--cluster", "local:2"], env=_env(),
@@ -465,11 +506,13 @@ def _local_build(args: list[str]) -> subprocess.Popen[bytes]:
 
 
 def _interrupted_then_resumed(proc: subprocess.Popen[bytes], again: list[str],
-                              reference: tuple[object, ...], made: bool = True) -> None:
+                              reference: tuple[object, ...], made: bool = True,
+                              seconds: float = 60) -> None:
     """Check that ``proc``, sent a Ctrl-C, said the one line of an interrupted build and
-    exited 130, leaving no process of its group behind (nor its file, ``again``'s
-    ``--db``, unless ``made``); and that the build ``again`` then ends in the reference."""
-    err = proc.communicate(timeout=60)[1].decode()
+    exited 130 within ``seconds``, leaving no process of its group behind (nor its file,
+    ``again``'s ``--db``, unless ``made``); and that the build ``again`` then ends in the
+    reference."""
+    err = proc.communicate(timeout=seconds)[1].decode()
     lines = [line.strip() for line in re.split(r"[\r\n]", err) if not BAR.search(line)]
     assert proc.returncode == 130, err[-2000:]
     assert len(lines) == 1 and INTERRUPTED.match(lines[0]), err[-2000:]

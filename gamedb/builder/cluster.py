@@ -218,9 +218,13 @@ class Dask:
         return DaskPool(self.client, func)
 
     def close(self) -> None:
-        """Disconnect; shut down the ``LocalCluster`` if this executor started it."""
+        """Disconnect; shut down the ``LocalCluster`` if this executor started it, without
+        waiting for the tasks its threads run (a Ctrl-C waited 30 s for them, Dask's
+        limit; their results are not wanted, and a daemon thread ends with the process)."""
         self.client.close()
         if self._cluster is not None:
+            for worker in list(self._cluster.workers.values()):
+                self._cluster.sync(worker.close, executor_wait=False)
             self._cluster.close()
 
     def __enter__(self) -> Dask:
