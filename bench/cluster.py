@@ -1,13 +1,13 @@
 """The cost of ``--cluster local:2`` against ``--workers 2``: one build, both ways.
 
 Runs the same ``gamedb build SPEC --quiet --json`` with ``--workers 2`` (forked workers
-that inherit the layer below) and with ``--cluster local:2`` (a Dask LocalCluster of two
-single-threaded worker processes: the layer below scattered to both once per layer,
-chunks grouped into tasks, results shipped back to the one writer), one after the
-other. Prints wall seconds, CPU seconds of the whole process tree (the LocalCluster's
-workers are the builder's children, so they count), the build's own report, the bytes
-the cluster receives per layer (the summary of the layer below, 8 B per chance node),
-and checks that the two files hold the same rows.
+that inherit the layer below) and with ``--cluster local:2`` (a Dask LocalCluster in the
+builder's process, one worker of two threads: the layer below scattered to it once per
+layer, chunks grouped into tasks, results handed to the one writer), one after the
+other. Prints wall seconds, CPU seconds of the whole process tree, the build's own
+report, the bytes a worker receives per layer (the summary of the layer below, 8 B per
+chance node; a real cluster's workers get them serialized), and checks that the two
+files hold the same rows.
 
     nice -n 19 python bench/cluster.py --spec "goofspiel(num_cards=10,returns_type=point_difference)"
 """
