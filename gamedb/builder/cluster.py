@@ -121,7 +121,7 @@ def parse_address(text: str) -> tuple[str, Any]:
     match = _ADDRESS.fullmatch(text.strip())
     if match is None or (match["n"] is not None and not 1 <= int(match["n"]) <= 256):
         raise ValueError(f"{text!r} is not a cluster address: expected tcp://HOST:PORT "
-                         "(a running Dask scheduler) or local:N (N worker processes here, "
+                         "(a running Dask scheduler) or local:N (N worker threads here, "
                          "1-256)")
     if match["url"] is not None:
         port = match["url"].rpartition(":")[2]

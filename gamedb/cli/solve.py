@@ -79,8 +79,8 @@ def _usable_cpus() -> int:
                    "larger files.")
 @click.option("--cluster", metavar="ADDRESS", callback=lambda ctx, param, value: _cluster(value),
               help="Solve the chunks on a Dask cluster instead of --workers processes: "
-                   "tcp://HOST:PORT (a running Dask scheduler) or local:N (N worker "
-                   "processes started and stopped here). This process still writes the "
+                   "tcp://HOST:PORT (a running Dask scheduler) or local:N (a Dask cluster "
+                   "in this process, N worker threads, started and stopped here). This process still writes the "
                    "file. A scheduler has 10 s to accept and 10 s to answer "
                    "(GAMEDB_CLUSTER_TIMEOUT=SECONDS in the environment sets both). Needs "
                    "the cluster extra (docs/cluster.md).")
