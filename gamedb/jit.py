@@ -51,9 +51,26 @@ F = TypeVar("F", bound=Callable[..., Any])
 def njit(**options: Any) -> Callable[[F], F]:
     """``numba.njit(**options)``, releasing the GIL unless told otherwise
     (``nogil=True``): the compiled code of threads in one process runs in parallel
-    (``--cluster local:N``'s workers are threads of the builder's process)."""
+    (``--cluster local:N``'s workers are threads of the builder's process).
+
+    numba's on-disk cache (``cache=True``) is valid while the function's source file is
+    unchanged (its time and size): it does not look at the options. So a cache compiled
+    with other options (a checkout whose ``gamedb/jit.py`` changed and whose kernels did
+    not: code that holds the GIL, its two threads taking turns, 11 cards in 35 s instead
+    of 19) would be loaded. The options are added to that stamp: such a cache is stale,
+    compiled again once."""
     options.setdefault("nogil", True)
-    return cast(Callable[[F], F], numba.njit(**options))
+    compile_ = numba.njit(**options)
+    salt = repr(sorted((k, v) for k, v in options.items() if k != "cache"))
+
+    def decorate(func: F) -> F:
+        dispatcher = compile_(func)
+        cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+        if cache_file is not None and hasattr(cache_file, "_source_stamp"):
+            cache_file._source_stamp = (cache_file._source_stamp, salt)
+        return cast(F, dispatcher)
+
+    return decorate
 
 
 

@@ -44,3 +44,31 @@ def test_every_compiled_function_of_gamedb_releases_the_gil() -> None:
                 compiled[f"{info.name}.{name}"] = obj.targetoptions.get("nogil", False)
     assert len(compiled) > 40, sorted(compiled)
     assert [name for name, nogil in compiled.items() if not nogil] == []
+
+
+def test_a_cache_compiled_with_other_options_is_not_loaded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """numba's cache is keyed by the source file's time and size, not by the options: a
+    kernel module left unchanged while ``gamedb.jit`` started releasing the GIL loaded
+    its old compiled code, which holds it (a checkout updated in place: ``local:2``'s two
+    threads took turns, 11 cards in 35 s instead of 19). Such a cache is compiled again."""
+    (tmp_path / "stale_jit.py").write_text("from numba import njit\n")  # the old options
+    (tmp_path / "stale_kernels.py").write_text(
+        "from stale_jit import njit\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import stale_kernels  # type: ignore[import-not-found]
+
+    assert stale_kernels.twice(3) == 6  # compiled, cached
+    (tmp_path / "stale_jit.py").write_text("from gamedb.jit import njit\n")  # same kernels
+    for name in ("stale_jit", "stale_kernels"):
+        del sys.modules[name]
+    import stale_kernels  # type: ignore[import-not-found,no-redef]
+
+    assert stale_kernels.twice(3) == 6
+    assert stale_kernels.twice.targetoptions["nogil"]
+    assert (sum(stale_kernels.twice._cache_hits.values()),
+            sum(stale_kernels.twice._cache_misses.values())) == (0, 1)
+    del sys.modules["stale_kernels"]
+    import stale_kernels  # type: ignore[import-not-found,no-redef]  # its own cache: loaded
+
+    assert stale_kernels.twice(3) == 6 and sum(stale_kernels.twice._cache_hits.values()) == 1
