@@ -178,6 +178,12 @@ def test_a_local_clusters_workers_are_threads_of_the_builder() -> None:
     with Dask.start(3) as cluster:
         pids = cluster.client.run(os.getpid)
         assert list(cluster.client.nthreads().values()) == [3]
+        # one worker: nothing to steal; no dashboard: no profiler sampling the threads
+        assert "stealing" not in cluster.client.run_on_scheduler(
+            lambda dask_scheduler: list(dask_scheduler.extensions))
+        [callbacks] = cluster.client.run(
+            lambda dask_worker: list(dask_worker.periodic_callbacks)).values()
+        assert "heartbeat" in callbacks and "profile" not in callbacks
         started = set(psutil.Process().children(recursive=True)) - before
     assert list(pids.values()) == [os.getpid()]
     assert not [child for child in started if "resource_tracker" not in " ".join(

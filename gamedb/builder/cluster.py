@@ -197,12 +197,15 @@ class Dask:
         never serialized, and no worker process competes for the cores with the builder,
         where the scheduler runs (11 cards: worker processes made the build 12% slower
         than ``--workers 2``; BENCHMARKS.md). No memory limit: a worker in this process
-        must never spill or pause on the builder's memory."""
+        must never spill or pause on the builder's memory. No work stealing (there is one
+        worker) and no statistical profiler sampling the threads every 10 ms (no
+        dashboard shows it): 1-2% of an 11-card build."""
         distributed = _distributed()
         _quiet_client_logs()  # the scheduler runs here: a Ctrl-C mid-task said nothing else
         cluster = None
         try:
-            with interrupts_deferred():  # a Ctrl-C while it starts: raised once it is up
+            with interrupts_deferred(), _dask_config(LOCAL_SETTINGS):  # a Ctrl-C while it
+                # starts: raised once it is up
                 cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=count,
                                                    processes=False, memory_limit=0,
                                                    dashboard_address=":0",
@@ -475,6 +478,18 @@ def task_failed(exc: OSError) -> ClusterError:
     where = f"{exc.filename}: " if exc.filename else ""
     return ClusterError(f"a task failed on a Dask worker: {where}{exc.strerror or exc}; "
                         "every finished chunk is saved: run the same command to resume")
+
+
+#: Dask settings of a ``local:N`` cluster (``Dask.start``).
+LOCAL_SETTINGS = {"distributed.scheduler.work-stealing": False,
+                  "distributed.worker.profile.enabled": False}
+
+
+def _dask_config(settings: dict[str, Any]) -> Any:
+    """``dask.config.set(settings)``: a context manager."""
+    import dask
+
+    return dask.config.set(settings)
 
 
 def _distributed() -> Any:
