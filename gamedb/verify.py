@@ -187,7 +187,7 @@ def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None
                             "add --sample N")
         book = _book_layer(db)
         if from_layer is None and book is not None:
-            from_layer = int(book) + 1
+            from_layer = book + 1
         total = min(sample, check.states) if sample is not None else check.states
         if from_layer is not None and sample is None:
             total = sum(x.done for x in db.info().layers if x.layer >= from_layer)

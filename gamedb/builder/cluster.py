@@ -204,8 +204,8 @@ class Dask:
         _quiet_client_logs()  # the scheduler runs here: a Ctrl-C mid-task said nothing else
         cluster = None
         try:
-            with interrupts_deferred(), _dask_config(LOCAL_SETTINGS):  # a Ctrl-C while it
-                # starts: raised once it is up
+            # a Ctrl-C while it starts is raised once it is up, then it is closed
+            with interrupts_deferred(), _dask_config(LOCAL_SETTINGS):
                 cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=count,
                                                    processes=False, memory_limit=0,
                                                    dashboard_address=":0",
