@@ -480,9 +480,14 @@ def task_failed(exc: OSError) -> ClusterError:
                         "every finished chunk is saved: run the same command to resume")
 
 
-#: Dask settings of a ``local:N`` cluster (``Dask.start``).
+#: Dask settings of a ``local:N`` cluster (``Dask.start``): no work stealing, no
+#: profiler; the event loop's health check every second, not every 20 ms (that woke the
+#: builder's process 50 times a second: 2% of a core idle), and the system monitor every
+#: 10 s (its figures feed only a dashboard, which nobody opens here).
 LOCAL_SETTINGS = {"distributed.scheduler.work-stealing": False,
-                  "distributed.worker.profile.enabled": False}
+                  "distributed.worker.profile.enabled": False,
+                  "distributed.admin.tick.interval": "1s",
+                  "distributed.admin.system-monitor.interval": "10s"}
 
 
 def _dask_config(settings: dict[str, Any]) -> Any:
