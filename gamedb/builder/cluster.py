@@ -198,8 +198,9 @@ class Dask:
         where the scheduler runs (11 cards: worker processes made the build 12% slower
         than ``--workers 2``; BENCHMARKS.md). No memory limit: a worker in this process
         must never spill or pause on the builder's memory. No work stealing (there is one
-        worker) and no statistical profiler sampling the threads every 10 ms (no
-        dashboard shows it): 1-2% of an 11-card build."""
+        worker), no statistical profiler sampling the threads every 10 ms (no dashboard
+        shows it), and Dask's own periodic checks seldom (``LOCAL_SETTINGS``): each was
+        1-2% of an 11-card build."""
         distributed = _distributed()
         _quiet_client_logs()  # the scheduler runs here: a Ctrl-C mid-task said nothing else
         cluster = None
