@@ -181,16 +181,9 @@ def test_a_local_clusters_workers_are_threads_of_the_builder() -> None:
         # one worker: nothing to steal; no dashboard: no profiler sampling the threads
         assert "stealing" not in cluster.client.run_on_scheduler(
             lambda dask_scheduler: list(dask_scheduler.extensions))
-        [callbacks] = cluster.client.run(lambda dask_worker: {
-            name: every.callback_time for name, every in dask_worker.periodic_callbacks.items()
-        }).values()
+        [callbacks] = cluster.client.run(
+            lambda dask_worker: list(dask_worker.periodic_callbacks)).values()
         assert "heartbeat" in callbacks and "profile" not in callbacks
-        # the event loop's health check (20 ms by default: 2% of a core, idle) and the
-        # system monitor (500 ms) run seldom, on the worker and on the scheduler
-        scheduler = cluster.client.run_on_scheduler(lambda dask_scheduler: {
-            name: every.callback_time for name, every in dask_scheduler.periodic_callbacks.items()})
-        for every in (callbacks, scheduler):
-            assert every["tick"] >= 1_000 and every["monitor"] >= 10_000, every
         started = set(psutil.Process().children(recursive=True)) - before
     assert list(pids.values()) == [os.getpid()]
     assert not [child for child in started if "resource_tracker" not in " ".join(

@@ -198,9 +198,8 @@ class Dask:
         where the scheduler runs (11 cards: worker processes made the build 12% slower
         than ``--workers 2``; BENCHMARKS.md). No memory limit: a worker in this process
         must never spill or pause on the builder's memory. No work stealing (there is one
-        worker), no statistical profiler sampling the threads every 10 ms (no dashboard
-        shows it), and Dask's own periodic checks seldom (``LOCAL_SETTINGS``): each was
-        1-2% of an 11-card build."""
+        worker) and no statistical profiler sampling the threads every 10 ms (no
+        dashboard shows it): 1-2% of an 11-card build."""
         distributed = _distributed()
         _quiet_client_logs()  # the scheduler runs here: a Ctrl-C mid-task said nothing else
         cluster = None
@@ -481,14 +480,9 @@ def task_failed(exc: OSError) -> ClusterError:
                         "every finished chunk is saved: run the same command to resume")
 
 
-#: Dask settings of a ``local:N`` cluster (``Dask.start``): no work stealing, no
-#: profiler; the event loop's health check every second, not every 20 ms (that woke the
-#: builder's process 50 times a second: 2% of a core idle), and the system monitor every
-#: 10 s (its figures feed only a dashboard, which nobody opens here).
+#: Dask settings of a ``local:N`` cluster (``Dask.start``).
 LOCAL_SETTINGS = {"distributed.scheduler.work-stealing": False,
-                  "distributed.worker.profile.enabled": False,
-                  "distributed.admin.tick.interval": "1s",
-                  "distributed.admin.system-monitor.interval": "10s"}
+                  "distributed.worker.profile.enabled": False}
 
 
 def _dask_config(settings: dict[str, Any]) -> Any:
