@@ -44,8 +44,9 @@ def test_build_estimate_with_a_cluster_prints_the_plan_and_its_verdict() -> None
                                 "--cluster-workers", "8", "--worker-memory", "2GiB"])
     assert shown.exit_code == 0, shown.output
     assert "on 8 workers of 2.0 GiB" in shown.output and ": fits" in shown.output
-    tight = runner.invoke(cli, ["build", SPEC, "--estimate", "--cluster", "local:2",
-                                "--worker-memory", "100MiB", "--json"])
+    tight = runner.invoke(cli, ["build", SPEC, "--estimate", "--cluster", "tcp://10.9.9.9:8786",
+                                "--cluster-workers", "2", "--worker-memory", "100MiB",
+                                "--json"])
     assert tight.exit_code == 0, tight.output
     data = json.loads(tight.output)
     assert data["workers"] == 2 and data["worker_bytes"] == 100 << 20 and not data["fits"]
@@ -53,8 +54,8 @@ def test_build_estimate_with_a_cluster_prints_the_plan_and_its_verdict() -> None
 
 
 def test_a_bad_worker_memory_is_a_usage_error() -> None:
-    bad = CliRunner().invoke(cli, ["build", SPEC, "--estimate", "--cluster", "local:2",
-                                   "--worker-memory", "lots"])
+    bad = CliRunner().invoke(cli, ["build", SPEC, "--estimate", "--cluster",
+                                   "tcp://10.9.9.9:8786", "--worker-memory", "lots"])
     assert bad.exit_code == 2 and "'lots' is not a memory size" in bad.output
     assert "Traceback" not in bad.output
 
@@ -64,3 +65,20 @@ def test_a_game_without_map_and_reduce_tasks_keeps_the_one_machine_estimate() ->
                                      "--cluster", "local:2"])
     assert shown.exit_code == 0 and "peak memory" in shown.output
     assert "map tasks" not in shown.output
+
+
+def test_a_local_cluster_is_estimated_as_a_build_on_this_machine() -> None:
+    """``local:N``'s threads solve win/loss as ``--workers N`` does (no map and reduce
+    tasks: ``builder.grouped.grouped_layer``), so its estimate is the one-machine one,
+    for N workers; options that plan a scheduler's workers are refused with it."""
+    runner = CliRunner()
+    shown = runner.invoke(cli, ["build", SPEC, "--estimate", "--cluster", "local:3", "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output) == json.loads(runner.invoke(
+        cli, ["build", SPEC, "--estimate", "--workers", "3", "--json"]).output)
+    for extra in (["--cluster", "local:2", "--worker-memory", "8GiB"],
+                  ["--cluster-workers", "4"]):
+        refused = runner.invoke(cli, ["build", SPEC, "--estimate", *extra])
+        assert refused.exit_code == 2, refused.output
+        assert "give its address with --cluster tcp://HOST:PORT" in refused.output
+        assert "Traceback" not in refused.output

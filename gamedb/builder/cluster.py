@@ -7,7 +7,8 @@ ends it. ``executor(workers, cluster)`` chooses, in this one place:
 - ``cluster=None``: ``Local``, ``workers`` forked processes (``gamedb.builder.workers``);
 - ``"tcp://host:port"``: ``Dask``, a client of that running Dask scheduler;
 - ``"local:N"``: ``Dask`` on a ``LocalCluster`` in this process (one worker of N
-  threads), started here and shut down with the executor.
+  threads), started here and shut down with the executor; its threads share the
+  builder's memory (``Dask.shares_memory``).
 
 On a cluster, ``func`` (the game, the layer, the values of the layers below) is sent to
 every worker once per layer (``Client.scatter(broadcast=True)``); each task is a group of
@@ -215,6 +216,14 @@ class Dask:
             if cluster is not None:
                 cluster.close()
             raise
+
+    @property
+    def shares_memory(self) -> bool:
+        """True for ``local:N``: its workers are threads of this process and see what the
+        builder holds, so a layer is solved as ``--workers`` solves it (the whole summary
+        below, sent once by reference), never by the map and reduce tasks that spare a
+        remote worker the whole summary (``builder.grouped``)."""
+        return self._cluster is not None
 
     def pool(self, func: Callable[[T], R]) -> DaskPool[T, R]:
         """Send ``func`` to every worker (waiting for the first worker to join)."""

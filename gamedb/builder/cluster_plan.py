@@ -209,17 +209,16 @@ def parse_size(text: str) -> int:
 
 def cluster_shape(cluster: str, workers: int | None, worker_bytes: int | None,
                   available: int | None) -> tuple[int, int]:
-    """Return (workers, bytes a worker) to plan for: the given ones, else ``local:N``'s N
-    and this machine's available memory shared by them, else the running scheduler's
-    (its workers' threads and smallest memory limit; ``ClusterError`` if unreachable)."""
+    """Return (workers, bytes a worker) to plan for at the scheduler address ``cluster``:
+    the given ones, else the running scheduler's (its workers' threads and smallest
+    memory limit, else ``available``; ``ClusterError`` if unreachable). ``local:N`` runs
+    no map and reduce tasks (``builder.grouped.grouped_layer``): nothing to plan."""
     from gamedb.builder.cluster import parse_address
 
     kind, where = parse_address(cluster)
+    assert kind == "scheduler", "local:N is estimated as a build on this machine"
     if workers is not None and worker_bytes is not None:
         return workers, worker_bytes
-    if kind == "local":
-        count = workers or int(where)
-        return count, worker_bytes or (available or 0) // count
     info = _scheduler_info(str(where))
     found = info.get("workers", {}).values()
     threads = sum(int(w.get("nthreads", 1)) for w in found)

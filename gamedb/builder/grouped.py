@@ -1,8 +1,9 @@
 """A layer of prize-set groups on a Dask cluster: map by Q, reduce by P.
 
 A source that cuts its layers in groups (``Grouped``: win/loss Goofspiel,
-``games.goofspiel.groups``) is built on a cluster without any worker holding a whole
-summary or a whole layer's tables:
+``games.goofspiel.groups``) is built on a Dask scheduler's workers without any worker
+holding a whole summary or a whole layer's tables (a ``local:N`` cluster's threads share
+the builder's memory and solve chunk by chunk instead: ``grouped_layer``):
 
 - one **map** task per group G of layer k reads G's part of layer k - 1's summary
   (``Parts``: a future per group, on the workers) and G's score sets (its *cells*; every
@@ -223,8 +224,11 @@ class GroupedLayer:
 
 def grouped_layer(run_on: Any, source: LayerSource, paged: PageLayer | None) -> bool:
     """True if this layer is built by map and reduce tasks: a grouped source, a keyed
-    page layer, on a Dask cluster."""
-    return isinstance(run_on, Dask) and is_grouped(source) and paged is not None and paged.keyed
+    page layer, on a Dask cluster whose workers are not threads of this process
+    (``local:N``'s see the whole summary: its chunks are tasks, as every other layer's;
+    one map task a group ran 9-card win/loss, one group a layer, on one thread)."""
+    return (isinstance(run_on, Dask) and not run_on.shares_memory and is_grouped(source)
+            and paged is not None and paged.keyed)
 
 
 __all__ = ["Dense", "Forgotten", "Grouped", "GroupedLayer", "Parts", "grouped_layer", "is_grouped",

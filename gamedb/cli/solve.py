@@ -85,13 +85,12 @@ def _usable_cpus() -> int:
                    "(GAMEDB_CLUSTER_TIMEOUT=SECONDS in the environment sets both). Needs "
                    "the cluster extra (docs/cluster.md).")
 @click.option("--cluster-workers", type=click.IntRange(1, 1_000_000), default=None,
-              help="With --estimate --cluster: plan for this many single-threaded Dask "
-                   "workers (default: N of local:N, or the running scheduler's).")
+              help="With --estimate --cluster tcp://HOST:PORT: plan for this many "
+                   "single-threaded Dask workers (default: the running scheduler's).")
 @click.option("--worker-memory", metavar="SIZE", default=None,
               callback=lambda ctx, param, value: _memory(value),
-              help="With --estimate --cluster: plan for workers of this much memory, e.g. "
-                   "8GiB (default: this machine's available memory shared by local:N's "
-                   "workers, or the running scheduler's memory limit).")
+              help="With --estimate --cluster tcp://HOST:PORT: plan for workers of this "
+                   "much memory, e.g. 8GiB (default: the running scheduler's memory limit).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--estimate", "only_estimate", is_flag=True,
               help="Print the positions, memory, disk and time the build would take; "
@@ -126,7 +125,7 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
             --cluster-workers 64 --worker-memory 8GiB      # the plan, layer by layer
     """
     from gamedb.builder import build
-    from gamedb.builder.cluster import ClusterError, processes_here
+    from gamedb.builder.cluster import ClusterError, parse_address, processes_here
     from gamedb.builder.estimate import available_memory, estimate
     from gamedb.games import load_game
     from gamedb.builder.workers import WorkerDied
@@ -135,6 +134,13 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         raise click.ClickException(
             f"{spec!r} is a file, not a game spec; to resume or inspect a file, give it with "
             f"--db: gamedb build SPEC --db {spec} (gamedb info {spec} shows its SPEC)")
+    if (cluster_workers or worker_memory) and (cluster is None or
+                                               parse_address(cluster)[0] == "local"):
+        raise click.UsageError(
+            "--cluster-workers and --worker-memory plan the map and reduce tasks of a "
+            "Dask scheduler's workers: give its address with --cluster tcp://HOST:PORT "
+            "and --estimate (local:N's threads share this machine: --estimate alone "
+            "counts them)")
     game = load_game(spec)
     if only_estimate and cluster is not None and _print_cluster_plan(
             game, cluster, cluster_workers, worker_memory, as_json):
@@ -168,17 +174,18 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
 
 def _print_cluster_plan(game: Any, cluster: str, workers: int | None, memory: int | None,
                         as_json: bool) -> bool:
-    """Print the plan of a build by map and reduce tasks (win/loss Goofspiel); False for
-    a game built otherwise (its estimate is the one-machine one)."""
+    """Print the plan of a build by map and reduce tasks (win/loss Goofspiel on a Dask
+    scheduler's workers); False for a build otherwise (its estimate is the one-machine
+    one: other games, and ``local:N``, whose threads solve as ``--workers`` does)."""
     from dataclasses import asdict
 
-    from gamedb.builder.cluster import ClusterError
+    from gamedb.builder.cluster import ClusterError, parse_address
     from gamedb.builder.cluster_plan import cluster_shape, plan, table
     from gamedb.builder.estimate import available_memory
     from gamedb.builder.grouped import is_grouped
 
     face = game.indexed_face()
-    if face is None or not is_grouped(face):
+    if face is None or not is_grouped(face) or parse_address(cluster)[0] == "local":
         return False
     try:
         count, each = cluster_shape(cluster, workers, memory, available_memory())
