@@ -304,3 +304,50 @@ def test_ctrl_c_while_upgrade_copies_the_backup_leaves_no_backup_to_block_the_ne
     monkeypatch.undo()
     code, out, _ = run("upgrade", str(path))
     assert code == 0 and "schema 0001 -> 0007" in out
+
+
+@pytest.fixture
+def unfinished_pages(tmp_path: Path) -> Path:
+    """5-card win/loss Goofspiel with keyed page layers, its last page layer and every
+    layer above it not stored yet: a build stopped mid-way (Ctrl-C)."""
+    from gamedb.builder import build
+
+    path = tmp_path / "g5.sqlite"
+    build("goofspiel(num_cards=5)", path, page_min=100, page_size=64)
+    with sqlite3.connect(path) as conn:
+        layer = conn.execute("SELECT max(layer) FROM pages").fetchone()[0]
+        conn.execute("DELETE FROM pages WHERE layer >= ?", (layer,))
+        conn.execute("DELETE FROM states WHERE layer >= ?", (layer,))
+        conn.execute("UPDATE layers SET done = 0, max_gap = 0 WHERE layer >= ?", (layer,))
+        conn.execute("""UPDATE meta SET value = '"building"' WHERE name = 'status'""")
+        conn.execute("DELETE FROM meta WHERE name IN ('root_value', 'states', 'root_keys')")
+    return path
+
+
+def test_match_and_play_on_an_unfinished_page_file_solve_what_it_lacks(
+        unfinished_pages: Path) -> None:
+    """A layer of keyed pages with none stored yet made the equilibrium agent's look-up
+    fail with an IndexError traceback (``match``, ``play``, ``tournament --simulate``);
+    a position the file lacks is solved here, as in an unfinished file of rows."""
+    code, out, _ = run("match", str(unfinished_pages), "equilibrium", "random",
+                       "--games", "4", "--seed", "1")
+    assert code == 0 and "equilibrium" in out
+
+
+def test_evaluate_of_an_unfinished_file_says_the_build_is_not_finished(
+        unfinished_pages: Path) -> None:
+    """``evaluate`` reads every position of the file: an unfinished one was a ValueError
+    traceback ("96 positions are not stored")."""
+    code, _, err = run("evaluate", str(unfinished_pages), "random", "--quiet")
+    assert code == 1
+    line = one_line(err)
+    assert "the build is not finished" in line and "run the same build command" in line
+
+
+def test_build_with_an_empty_db_path_is_a_usage_error(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--db ""`` was a ValueError traceback (PosixPath('.') has an empty name)."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run("build", "jujitsu(num_cards=4)", "--db", "")
+    assert code == 2 and "--db" in err
+    assert list(tmp_path.iterdir()) == []

@@ -134,6 +134,9 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         raise click.ClickException(
             f"{spec!r} is a file, not a game spec; to resume or inspect a file, give it with "
             f"--db: gamedb build SPEC --db {spec} (gamedb info {spec} shows its SPEC)")
+    if db_path is not None and not db_path.name:  # --db "": Path('') is the folder '.'
+        raise click.BadParameter("an empty name; give the file to write, e.g. --db game.sqlite",
+                                 param_hint="'--db'")
     if (cluster_workers or worker_memory) and (cluster is None or
                                                parse_address(cluster)[0] == "local"):
         raise click.UsageError(

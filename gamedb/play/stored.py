@@ -19,7 +19,7 @@ from gamedb.games.expansion import Expansion
 from gamedb.store import GameDB
 from gamedb.store.checked import STRATEGY_SUM_ROUNDING
 from gamedb.store.codec import decode_batch
-from gamedb.store.errors import DamagedFile
+from gamedb.store.errors import DamagedFile, NotSolved
 from gamedb.types import Floats, Ints, Keys
 
 
@@ -41,8 +41,13 @@ def equilibrium_arrays(db: GameDB, keys: Keys, expansion: Expansion) -> StoredBa
     rows = db.rows_of(keys)
     if len(rows.keys) != len(keys) or (rows.keys != keys).any():
         missing = np.setdiff1d(keys, rows.keys)
+        first = int(missing[0])
+        why = db.why_missing(db.game.decode(first)) if db.meta.get("status") != "complete" else ""
+        if why:  # an unfinished build: said as ``show`` says it
+            raise NotSolved(f"{len(missing):,} positions are not stored in {db.path.name}"
+                            f"{why}")
         raise ValueError(f"{len(missing)} positions are not stored in {db.path.name} "
-                         f"(key {int(missing[0])})")
+                         f"(key {first})")
     firsts, seconds = list(rows.strategy1), list(rows.strategy2)
     empty = [i for i, (a, b) in enumerate(zip(firsts, seconds)) if not a or not b]
     for i in empty:  # values-only: the file solves these itself

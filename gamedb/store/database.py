@@ -257,10 +257,10 @@ class GameDB:
                 select(states.value, states.gap, states.strategy1, states.strategy2)
                 .where(states.key == key)).first()
         if row is None:
-            raise NotSolved(f"position not in {self.path.name}: {text}{self._why_missing(state)}")
+            raise NotSolved(f"position not in {self.path.name}: {text}{self.why_missing(state)}")
         return row
 
-    def _why_missing(self, state: Any) -> str:
+    def why_missing(self, state: Any) -> str:
         """Return why a position is missing: the build is unfinished, or (when the game
         can tell) no play reaches it; '' when neither is known."""
         book = self.meta.get("book_from_layer")

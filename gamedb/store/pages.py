@@ -475,6 +475,8 @@ class PageReader:
             return (np.where(rank >= 0, rank // about.page_size, -1),
                     np.where(rank >= 0, rank % about.page_size, 0))
         numbers, firsts = self._first_keys(layer)
+        if not len(numbers):  # an unfinished build: none of the layer's pages yet
+            return np.full(len(keys), -1, np.int64), np.zeros(len(keys), np.int64)
         at = np.searchsorted(firsts, keys, side="right") - 1
         return np.where(at >= 0, numbers[np.maximum(at, 0)], -1), np.zeros(len(keys), np.int64)
 

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,6 +80,23 @@ def ship(path: str | Path) -> ShipReport:
     return ShipReport(str(path), sha256_of(path), path.stat().st_size)
 
 
+def _check_writable(output: Path) -> None:
+    """Refuse an ``output`` that cannot be made, naming its folder (SQLite's "unable to
+    open database file" was said as a damaged source)."""
+    if output.name in ("", "..") or output.is_dir():  # Path("") is "."
+        raise StoreError(f"cannot write {str(output)!r}: a folder, not a file; name the "
+                         "file to write")
+    if not output.parent.is_dir():
+        raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} does not exist")
+    try:  # a trial file: the folder's permissions do not tell root (nor /proc) apart
+        handle, trial = tempfile.mkstemp(prefix=".gamedb-", dir=output.parent)
+    except OSError as exc:
+        raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} is not "
+                         f"writable ({exc.strerror or exc})") from None
+    os.close(handle)
+    os.unlink(trial)
+
+
 def ship_float32(source: str | Path, output: str | Path, *,
                  on_progress: Progress | None = None) -> Float32Report:
     """Write ``output``: ``source`` with its page layers' values rounded to float32,
@@ -90,6 +109,7 @@ def ship_float32(source: str | Path, output: str | Path, *,
     """
     source, output = Path(source), Path(output)
     refuse_own_database(output, source)  # not the source, nor its journal
+    _check_writable(output)
     with open_db(source) as db:
         layers = sorted(layer for layer, about in db.pages.layers.items() if about.codec == CODEC)
     _check_complete(source)

@@ -142,3 +142,17 @@ def test_the_float32_copy_reads_one_page_at_a_time(exact: Path, tmp_path: Path,
     with sqlite3.connect(exact) as conn:
         pages = conn.execute("SELECT count(*) FROM pages").fetchone()[0]
     assert len(reads) == pages > 1 and all("WHERE rowid = " in q for q in reads)
+
+
+def test_float32_into_a_folder_it_cannot_write_names_the_folder_not_the_source(
+        exact: Path, tmp_path: Path) -> None:
+    """``-o nodir/x.sqlite`` said the good source was "damaged or not a gamedb database;
+    rebuild it or restore a copy" (SQLite's "unable to open database file")."""
+    before = exact.read_bytes()
+    for output, said in ((tmp_path / "nodir" / "x.sqlite", "does not exist"),
+                         (Path("/proc/x.sqlite"), "is not writable")):
+        result = CliRunner().invoke(cli, ["ship", str(exact), "--precision", "float32",
+                                          "-o", str(output), "--quiet"])
+        assert result.exit_code == 1 and said in result.output, result.output
+        assert "damaged" not in result.output and len(result.output.splitlines()) == 1
+    assert exact.read_bytes() == before and not (tmp_path / "nodir").exists()
