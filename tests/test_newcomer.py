@@ -125,7 +125,7 @@ def test_show_of_an_unfinished_build_says_so(j4: Path) -> None:
 def test_show_of_a_finished_file_says_why_a_position_is_missing(j4: Path) -> None:
     code, _, err = run("show", str(j4), "hand1=2,3 hand2=1,4 pot=2 diff=0")
     assert code == 1 and one_line(err) == (
-        f"Error: position not in j4.sqlite: hand1=2,3 hand2=1,4 pot=2 diff=0 (pot=2 diff=0 "
+        "Error: position not in j4.sqlite: hand1=2,3 hand2=1,4 pot=2 diff=0 (pot=2 diff=0 "
         "cannot happen when player 1 played 1,4 and player 2 2,3: no play reaches it); "
         'try: gamedb solve "jujitsu(num_cards=4,ties=carry)" "hand1=2,3 hand2=1,4 pot=2 diff=0"')
 

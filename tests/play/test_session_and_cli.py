@@ -141,3 +141,11 @@ def test_an_exact_match_too_big_to_walk_is_refused_up_front_with_the_games_hint(
     code, out, err = run("match", str(g7), "equilibrium", "random", "--games", "50", "--seed", "1",
                          "--quiet")
     assert code == 0, err
+
+
+def test_a_draw_in_the_second_seat_is_payoff_plus_zero(built) -> None:  # type: ignore[no-untyped-def]
+    """Player 2's side of a draw is -(0.0): it printed "a draw (payoff -0)"."""
+    db = str(built("jujitsu(num_cards=3)"))
+    code, out, err = run("play", db, "--seat", "2", "--seed", "2", stdin="1\n2\n3\n")
+    assert code == 0, err
+    assert "Game over after 3 rounds: a draw (payoff +0)." in out
