@@ -66,8 +66,10 @@ VS_FIRST_SECONDS = 1.6e-3
 VS_NEXT_SECONDS = 0.6e-3
 #: CPU seconds a ``best-response:`` agent spends on a move it weighs, measured
 #: (2026-11-26, one seat): 2.3-4.4 us (7-card Jujitsu, 5-card Goofspiel, Oshi-Zumo of 20
-#: and 50 coins against random; 6- and 7-card Goofspiel against highest and lowest).
-BR_MOVE_SECONDS = 3.5e-6
+#: and 50 coins against random; 6- and 7-card Goofspiel against highest and lowest), and
+#: 1.7 us on a faster machine (7-card Jujitsu against random, 2026-11-27): the geometric
+#: middle of 1.7-4.4, so that both ends stay within a factor of two.
+BR_MOVE_SECONDS = 2.7e-6
 #: Against an agent that reads an equilibrium from a file, a best response's CPU
 #: seconds are about these times the real decision positions and every move of the game
 #: (its support is narrower; measured 2026-11-26: 5- and 6-card Goofspiel, 7- and 8-card
