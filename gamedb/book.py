@@ -25,7 +25,6 @@ for bit (``book_source.strategies_solved`` lists those layers). At most
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,7 @@ import numpy as np
 
 from gamedb.store import GameDB, open_db
 from gamedb.store.engine import connect_file
-from gamedb.store.errors import StoreError, is_disk_full, refuse_own_database
+from gamedb.store.errors import StoreError, is_disk_full, refuse_own_database, refuse_unwritable
 from gamedb.store.export import copy_top_layers
 from gamedb.store.ship import ship
 from gamedb.types import Progress
@@ -72,7 +71,7 @@ def make_book(source: str | Path, output: str | Path, from_layer: int, *,
     """
     source, output = Path(source), Path(output)
     refuse_own_database(output, source)  # not the source, nor its journal
-    _check_output(output)  # before the long check
+    refuse_unwritable(output)  # before the long check
     with open_db(source) as db:
         info = db.info()
         layers = [x.layer for x in info.layers if x.layer >= from_layer]
@@ -105,19 +104,6 @@ def make_book(source: str | Path, output: str | Path, from_layer: int, *,
         raise
     return Book(str(output), from_layer, copied, report.checked, report.max_gap,
                 shipped.sha256, shipped.size)
-
-
-def _check_output(output: Path) -> None:
-    """Refuse an output that exists or cannot be created (naming it, not the source)."""
-    if output.exists():
-        raise StoreError(f"{output} exists; choose a new file name")
-    if not output.parent.is_dir():
-        raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} does not exist")
-    try:  # e.g. a read-only or virtual file system
-        os.close(os.open(output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-    except OSError as exc:
-        raise StoreError(f"cannot write {output}: {exc.strerror}") from None
-    output.unlink()
 
 
 def _unsolved_layers(db: GameDB, source: Path, from_layer: int,

@@ -46,6 +46,23 @@ def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
         return False
 
 
+def refuse_unwritable(output: Path) -> None:
+    """Raise ``StoreError`` naming ``output`` (not the database read) when it exists or
+    cannot be created: its folder is missing or not writable (a read-only or virtual
+    file system; a trial file, as root's permissions say nothing). SQLite's "unable to
+    open database file" had been said as a damaged source."""
+    if output.exists():
+        raise StoreError(f"{output} exists; choose a new file name")
+    if not output.parent.is_dir():
+        raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} does not exist")
+    try:
+        os.close(os.open(output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    except OSError as exc:
+        raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} is not "
+                         f"writable ({exc.strerror or exc})") from None
+    output.unlink()
+
+
 def refuse_own_database(output: str | os.PathLike[str], database: str | os.PathLike[str]) -> None:
     """Raise ``StoreError`` when ``output`` is the file ``database`` (any name of it:
     the same path written otherwise, a symbolic or a hard link) or the journal, WAL or

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +29,7 @@ import numpy as np
 
 from gamedb.store.database import open_db
 from gamedb.store.engine import connect_file
-from gamedb.store.errors import StoreError, refuse_own_database
+from gamedb.store.errors import StoreError, refuse_own_database, refuse_unwritable
 from gamedb.store.migrate import copy_database
 from gamedb.store.pages import CODEC, FLOAT32, decode_page, encode_page
 from gamedb.types import Progress
@@ -80,23 +78,6 @@ def ship(path: str | Path) -> ShipReport:
     return ShipReport(str(path), sha256_of(path), path.stat().st_size)
 
 
-def _check_writable(output: Path) -> None:
-    """Refuse an ``output`` that cannot be made, naming its folder (SQLite's "unable to
-    open database file" was said as a damaged source)."""
-    if output.name in ("", "..") or output.is_dir():  # Path("") is "."
-        raise StoreError(f"cannot write {str(output)!r}: a folder, not a file; name the "
-                         "file to write")
-    if not output.parent.is_dir():
-        raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} does not exist")
-    try:  # a trial file: the folder's permissions do not tell root (nor /proc) apart
-        handle, trial = tempfile.mkstemp(prefix=".gamedb-", dir=output.parent)
-    except OSError as exc:
-        raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} is not "
-                         f"writable ({exc.strerror or exc})") from None
-    os.close(handle)
-    os.unlink(trial)
-
-
 def ship_float32(source: str | Path, output: str | Path, *,
                  on_progress: Progress | None = None) -> Float32Report:
     """Write ``output``: ``source`` with its page layers' values rounded to float32,
@@ -104,12 +85,12 @@ def ship_float32(source: str | Path, output: str | Path, *,
 
     Raises:
         NotAGameDB, SchemaOutOfDate, SpecMismatch, DamagedFile: as ``open_db``.
-        StoreError: ``source`` is unfinished or has no page layers; ``output`` exists;
-            the disk filled up.
+        StoreError: ``source`` is unfinished or has no page layers; ``output`` exists
+            or cannot be created (``refuse_unwritable``); the disk filled up.
     """
     source, output = Path(source), Path(output)
     refuse_own_database(output, source)  # not the source, nor its journal
-    _check_writable(output)
+    refuse_unwritable(output)  # before the source is read
     with open_db(source) as db:
         layers = sorted(layer for layer, about in db.pages.layers.items() if about.codec == CODEC)
     _check_complete(source)
@@ -117,8 +98,6 @@ def ship_float32(source: str | Path, output: str | Path, *,
         raise StoreError(f"{source} has no values-only page layers (gamedb build "
                          "--pages-below): its rows and keyed pages (with strategies) stay "
                          "float64; ship it as it is")
-    if output.exists():
-        raise StoreError(f"{output} exists; choose a new file name")
     try:
         copy_database(source, output)
         values, error = _round_pages(output, on_progress)
