@@ -351,3 +351,15 @@ def test_build_with_an_empty_db_path_is_a_usage_error(tmp_path: Path,
     code, _, err = run("build", "jujitsu(num_cards=4)", "--db", "")
     assert code == 2 and "--db" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_evaluate_of_an_opening_book_says_it_is_a_book(j4: Path, tmp_path: Path) -> None:
+    """An opening book lacks the layers below its lowest: ``evaluate`` of one was the same
+    ValueError traceback as of an unfinished file."""
+    book = tmp_path / "b4.sqlite"
+    code, _, err = run("book", str(j4), str(book), "--from-layer", "2", "--quiet")
+    assert code == 0, err
+    code, _, err = run("evaluate", str(book), "random", "--quiet")
+    assert code == 1
+    assert "positions are not stored in b4.sqlite (an opening book: it holds layer 2 " \
+        "and up)" in one_line(err)

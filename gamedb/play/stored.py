@@ -42,8 +42,8 @@ def equilibrium_arrays(db: GameDB, keys: Keys, expansion: Expansion) -> StoredBa
     if len(rows.keys) != len(keys) or (rows.keys != keys).any():
         missing = np.setdiff1d(keys, rows.keys)
         first = int(missing[0])
-        why = db.why_missing(db.game.decode(first)) if db.meta.get("status") != "complete" else ""
-        if why:  # an unfinished build: said as ``show`` says it
+        why = db.why_missing(db.game.decode(first))
+        if why:  # an unfinished build, an opening book: said as ``show`` says it
             raise NotSolved(f"{len(missing):,} positions are not stored in {db.path.name}"
                             f"{why}")
         raise ValueError(f"{len(missing)} positions are not stored in {db.path.name} "
