@@ -137,16 +137,16 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
     if db_path is not None and not db_path.name:  # --db "": Path('') is the folder '.'
         raise click.BadParameter("an empty name; give the file to write, e.g. --db game.sqlite",
                                  param_hint="'--db'")
-    if (cluster_workers or worker_memory) and (cluster is None or
-                                               parse_address(cluster)[0] == "local"):
+    scheduler = cluster is not None and parse_address(cluster)[0] == "scheduler"
+    if (cluster_workers or worker_memory) and not scheduler:
         raise click.UsageError(
             "--cluster-workers and --worker-memory plan the map and reduce tasks of a "
             "Dask scheduler's workers: give its address with --cluster tcp://HOST:PORT "
             "and --estimate (local:N's threads share this machine: --estimate alone "
             "counts them)")
     game = load_game(spec)
-    if only_estimate and cluster is not None and _print_cluster_plan(
-            game, cluster, cluster_workers, worker_memory, as_json):
+    if only_estimate and scheduler and _print_cluster_plan(  # local:N: as --workers N
+            game, str(cluster), cluster_workers, worker_memory, as_json):
         return
     if only_estimate:
         guess = estimate(game, workers=processes_here(workers, cluster),
@@ -177,18 +177,18 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
 
 def _print_cluster_plan(game: Any, cluster: str, workers: int | None, memory: int | None,
                         as_json: bool) -> bool:
-    """Print the plan of a build by map and reduce tasks (win/loss Goofspiel on a Dask
-    scheduler's workers); False for a build otherwise (its estimate is the one-machine
-    one: other games, and ``local:N``, whose threads solve as ``--workers`` does)."""
+    """Print the plan of a build by map and reduce tasks (win/loss Goofspiel) on the
+    workers of the Dask scheduler at ``cluster``; False for a game built otherwise (its
+    estimate is the one-machine one)."""
     from dataclasses import asdict
 
-    from gamedb.builder.cluster import ClusterError, parse_address
+    from gamedb.builder.cluster import ClusterError
     from gamedb.builder.cluster_plan import cluster_shape, plan, table
     from gamedb.builder.estimate import available_memory
     from gamedb.builder.grouped import is_grouped
 
     face = game.indexed_face()
-    if face is None or not is_grouped(face) or parse_address(cluster)[0] == "local":
+    if face is None or not is_grouped(face):
         return False
     try:
         count, each = cluster_shape(cluster, workers, memory, available_memory())
