@@ -55,10 +55,14 @@ def small_groups(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(groups, "GROUP_TARGET", 2_000)  # several groups a layer
 
 
-@pytest.fixture
-def rehearsed(monkeypatch: pytest.MonkeyPatch) -> None:
+def _rehearse(monkeypatch: pytest.MonkeyPatch) -> None:
     """``local:2`` runs map and reduce tasks, as a scheduler's workers do."""
     monkeypatch.setattr(Dask, "shares_memory", property(lambda self: False))
+
+
+@pytest.fixture
+def rehearsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    _rehearse(monkeypatch)
 
 
 def _spied_layers(patch: pytest.MonkeyPatch) -> list[int]:
@@ -126,7 +130,7 @@ def test_a_layer_with_pages_missing_resumes_to_the_same_file(
     """Pages stored in any order, as a stopped cluster build leaves them: every stored
     page is kept and read, only the missing chunks are solved."""
     if by_groups:
-        monkeypatch.setattr(Dask, "shares_memory", property(lambda self: False))
+        _rehearse(monkeypatch)
     path = tmp_path / "partial.sqlite"
     shutil.copy(local, path)
     with sqlite3.connect(path) as conn:
