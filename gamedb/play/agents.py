@@ -35,10 +35,10 @@ class Agent(Protocol):
 def pov(value: float, player: int) -> float:
     """Turn a value from player 1's side into ``player``'s side (zero-sum).
 
-    >>> pov(0.25, 1), pov(0.25, 2)
-    (0.25, -0.25)
+    >>> pov(0.25, 1), pov(0.25, 2), pov(0.0, 2)
+    (0.25, -0.25, 0.0)
     """
-    return value if player == 1 else -value
+    return value if player == 1 else 0.0 - value  # not -value: a draw is 0.0, not -0.0
 
 
 def my_actions(game: Game[Any], state: Any, player: int) -> tuple[int, ...]:

@@ -66,7 +66,7 @@ def play_session(db: GameDB, read: Read, write: Write, *, seat: int = 1,
                  if has_points(game) else ""))
         previous, rounds = state, rounds + 1
         state = sample(game.next(state, a, b), rng)
-    mine_payoff = pov(payoff, seat) + 0.0  # a draw in seat 2 is -0.0: print +0
+    mine_payoff = pov(payoff, seat)
     verdict = "you win" if mine_payoff > 0 else "you lose" if mine_payoff < 0 else "a draw"
     write(f"\nGame over after {rounds} round{'s' * (rounds != 1)}: {verdict} "
           f"(payoff {mine_payoff:+g}).")
