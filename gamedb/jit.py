@@ -75,8 +75,14 @@ def njit(**options: Any) -> Callable[[F], F]:
 
 
 def needs_compiling(*modules: str) -> bool:
-    """Return True if a cached (``cache=True``) compiled function of ``modules`` has no
-    compiled version in numba's on-disk cache yet (first run, or its source changed).
+    """Return True if the cached (``cache=True``) compiled functions of ``modules`` come
+    from a source file none of whose functions has a compiled version in numba's on-disk
+    cache yet: its first run, or its source changed (which voids the cache of every
+    function of the file at once).
+
+    A file with some functions cached has run before: the others are functions that no
+    run has called yet (``hashing._find`` is called by reads, never by a build), and a
+    command that needs one compiles it in well under a second.
 
     A module's compiled functions are those in its namespace, its own and those it
     imports (``goofspiel`` calls ``goofspiel.keys``'s). Helpers inlined into their
@@ -86,17 +92,25 @@ def needs_compiling(*modules: str) -> bool:
     >>> needs_compiling("gamedb.bits")   # no compiled functions at all
     False
     """
+    files: dict[str, bool] = {}  # source file of compiled functions: one of them cached
     for name in modules:
         module = importlib.import_module(name)
-        if any(_uncached(obj) for obj in vars(module).values()):
-            return True
-    return False
+        for obj in vars(module).values():
+            if _compiled(obj):
+                where = obj.py_func.__code__.co_filename
+                files[where] = files.get(where, False) or not _uncached(obj)
+    return not all(files.values())
+
+
+def _compiled(obj: Any) -> bool:
+    """True for a compiled function numba caches on its own (not inlined)."""
+    return (isinstance(obj, numba.core.dispatcher.Dispatcher)
+            and obj.targetoptions.get("inline", "never") == "never")
 
 
 def _uncached(obj: Any) -> bool:
-    if not isinstance(obj, numba.core.dispatcher.Dispatcher):
-        return False
-    if obj.targetoptions.get("inline", "never") != "never":
+    """True for a compiled function (``_compiled``) with no version in the cache."""
+    if not _compiled(obj):
         return False
     try:
         # numba's private cache index ({} when empty), untyped in its stubs

@@ -72,3 +72,17 @@ def test_a_cache_compiled_with_other_options_is_not_loaded(
     import stale_kernels  # type: ignore[import-not-found,no-redef]  # its own cache: loaded
 
     assert stale_kernels.twice(3) == 6 and sum(stale_kernels.twice._cache_hits.values()) == 1
+
+
+def test_a_module_compiled_once_does_not_say_it_compiles_for_a_function_never_called(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every build said "compiling first" although its code was cached: a helper that
+    builds never call (``hashing._find``, used by reads) never gets a cache entry. A
+    module compiles anew only all at once (first run, or its source changed)."""
+    (tmp_path / "half_used.py").write_text(
+        "from gamedb.jit import njit\n\n@njit(cache=True)\ndef used(x):\n    return 3 * x\n"
+        "\n\n@njit(cache=True)\ndef never(x):\n    return 5 * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert needs_compiling("half_used")
+    assert sys.modules["half_used"].used(2) == 6
+    assert not needs_compiling("half_used")
