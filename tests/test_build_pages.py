@@ -127,6 +127,18 @@ def test_the_cli_refuses_impossible_pages_in_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in result.output and not (tmp_path / "j.sqlite").exists()
 
 
+def test_pages_below_in_a_build_with_every_strategy_names_the_option_to_add(
+        tmp_path: Path) -> None:
+    """It said "give --pages-below 0 or less" (0 means no pages at all)."""
+    result = CliRunner().invoke(cli, ["build", POINTS.format(n=5), "--db",
+                                      str(tmp_path / "g.sqlite"), "--pages-below", "4"])
+    assert result.exit_code == 1 and not (tmp_path / "g.sqlite").exists()
+    assert result.stderr.strip() == (
+        "Error: --pages-below 4: page layers keep no strategies, and this build stores "
+        "strategies in every layer; add --strategies-from 4 (or --values-only) to store "
+        "the layers below 4 as pages")
+
+
 def test_resuming_with_another_page_split_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite"
     with pytest.raises(KeyboardInterrupt):
@@ -146,6 +158,7 @@ def test_sql_says_which_layers_it_does_not_see_as_rows(pair: tuple[Path, Path]) 
     with sqlite3.connect(pair[0]) as conn:
         total = conn.execute("SELECT count(*) FROM states").fetchone()[0]
     assert every.exit_code == 0 and every.stdout.split()[-1] == str(total)
+    assert every.stderr == ""  # no progress bar into a log (stderr is not a terminal)
     plain = CliRunner().invoke(cli, ["sql", str(pair[0]), "SELECT 1"])
     assert plain.exit_code == 0 and plain.stderr == ""
 

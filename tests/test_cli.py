@@ -22,6 +22,36 @@ def test_every_command_has_help_with_an_example(command: str) -> None:
     assert code == 0 and "Example:" in out
 
 
+def test_the_tools_a_help_text_names_exist(built) -> None:
+    """``build --help`` said "`gamedb show`, `probe` and `verify` read both", and gamedb
+    has no ``probe`` command (it is the standalone ``gamedb/probe.py``): every word a
+    help text quotes as code is a command, a table or view of a gamedb file, a program
+    on this machine, or an SQL statement."""
+    import re
+    import shutil
+    import sqlite3
+
+    with sqlite3.connect(built("jujitsu(num_cards=4)")) as conn:
+        names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    quoted = set()
+    for command in cli.commands:
+        code, out, _ = run(command, "--help")
+        assert code == 0
+        quoted |= set(re.findall(r"`+([^`]+)`+", " ".join(out.split())))
+    unknown = []
+    for text in sorted(quoted):
+        words = text.split()
+        if words[0] == "gamedb":
+            known = words[1] in cli.commands
+        elif words[0].isupper() or "/" in text:  # SQL, or a file of the package
+            known = words[0].isupper() or Path(__file__).parents[1].joinpath(text).is_file()
+        else:
+            known = text in names or shutil.which(text) is not None
+        if not known:
+            unknown.append(text)
+    assert len(quoted) > 5 and unknown == []
+
+
 def test_games_lists_jujitsu_and_its_parameters() -> None:
     code, out, _ = run("games")
     assert code == 0 and "jujitsu" in out and "num_cards" in out and "carry|discard" in out

@@ -67,13 +67,18 @@ def page_split(face: LayerSource | None, spec: str, no_strategies_below: int,
         return no_strategies_below if pageable and big and no_strategies_below > 1 else 0
     if pages_below <= (min(face.layers()) if face is not None else 1):
         return 0
-    if not pageable:
+    if not pageable or face is None:
         raise GameError(f"{spec} cannot store its layers as pages (its index gives no "
                         "product of key heads and tails); leave out --pages-below")
     if pages_below > no_strategies_below:
-        raise GameError(f"--pages-below {pages_below}: page layers keep no strategies, and "
-                        f"this build stores them from layer {no_strategies_below}; give "
-                        f"--pages-below {no_strategies_below} or less, or --strategies-from")
+        why = f"--pages-below {pages_below}: page layers keep no strategies, and this build "
+        if no_strategies_below <= min(face.layers()):
+            raise GameError(f"{why}stores strategies in every layer; add --strategies-from "
+                            f"{pages_below} (or --values-only) to store the layers below "
+                            f"{pages_below} as pages")
+        raise GameError(f"{why}stores them from layer {no_strategies_below}; give "
+                        f"--pages-below {no_strategies_below} or less, or --strategies-from "
+                        f"{pages_below}")
     return pages_below
 
 

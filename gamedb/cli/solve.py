@@ -62,7 +62,8 @@ def _usable_cpus() -> int:
 @click.option("--pages-below", type=click.IntRange(0, None), default=None,
               help="Store the layers below this one as compressed pages of values (no "
                    "strategies, ~7 bytes a position instead of ~28) rather than one SQLite "
-                   "row each; `gamedb show`, `probe` and `verify` read both. Default: the "
+                   "row each; `gamedb show`, `gamedb verify` and the standalone "
+                   "`gamedb/probe.py` read both. Default: the "
                    "layers without strategies of point-difference Goofspiel of 11 or more "
                    "cards (docs/format.md); rows everywhere else. 0: rows only.")
 @click.option("--page-min", type=click.IntRange(0, None), default=None,
