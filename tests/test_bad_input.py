@@ -89,9 +89,13 @@ def test_truncated_or_corrupted_file(j6: Path, damage: str) -> None:
     data = j6.read_bytes()
     j6.write_bytes(data[: len(data) // 3] if damage == "truncate" else b"\xff" * len(data))
     before = digest(j6)
-    fails("verify", str(j6), message="j6.sqlite")
-    fails("show", str(j6), "start", message="j6.sqlite")
-    fails("build", "jujitsu(num_cards=6)", "--db", str(j6), "--quiet", message="j6.sqlite")
+    said = "j6.sqlite: " + ("database disk image is malformed (the file is damaged"
+                            if damage == "truncate" else "not a gamedb database")
+    fails("verify", str(j6), message=said)
+    fails("show", str(j6), "start", message=said)
+    fails("info", str(j6), message=said)
+    fails("sql", str(j6), "SELECT count(*) FROM states", message=said)
+    fails("build", "jujitsu(num_cards=6)", "--db", str(j6), "--quiet", message=said)
     assert digest(j6) == before
 
 

@@ -176,6 +176,8 @@ def read_meta(conn: Connection, path: Path) -> dict[str, Any]:
     except (OperationalError, DatabaseError) as exc:
         if (interrupted := interrupted_write(path, exc)) is not None:
             raise interrupted from None
+        if "malformed" in str(exc):  # SQLITE_CORRUPT: e.g. a file cut short
+            raise DamagedFile(path, str(exc.orig)) from None
         reason = ("not a gamedb database" if "no such table" in str(exc) else
                   "not a gamedb database (not an SQLite file)"
                   if "file is not a database" in str(exc) else str(exc.orig))
