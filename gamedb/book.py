@@ -73,6 +73,7 @@ def make_book(source: str | Path, output: str | Path, from_layer: int, *,
     refuse_own_database(output, source)  # not the source, nor its journal
     refuse_unwritable(output)  # before the long check
     with open_db(source) as db:
+        db.require_finished("make the book")  # before the long check
         info = db.info()
         layers = [x.layer for x in info.layers if x.layer >= from_layer]
         if not layers:

@@ -90,7 +90,8 @@ class VerifyReport:
     max_exact_error: float | None = None
     """With ``exact``: largest |stored value - exact rational value|."""
     note: str = ""
-    """What was left unchecked and why (an opening book's lowest layer)."""
+    """What was left unchecked and why (an opening book's lowest layer, the positions an
+    unfinished build has not solved yet)."""
 
     @property
     def failing_keys(self) -> list[int]:
@@ -199,21 +200,23 @@ def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None
             check.rows(rows, table)
             if on_progress is not None:
                 on_progress(check.checked, max(total, check.checked))
+        notes = []
         if sample is None and from_layer is None:
             check.whole_file()
             check.grundy()
         elif db.game.capabilities.impartial and book is None:
-            return replace(check.report(), note=(
-                "the Grundy values (table grundy) are checked by a verify of the whole "
-                "file only, without --sample or --from-layer"))
+            notes.append("the Grundy values (table grundy) are checked by a verify of the "
+                         "whole file only, without --sample or --from-layer")
         if book is not None:
             verified = db.meta.get("book_source", {}).get("verified", {})
-            return replace(check.report(), note=(
+            notes.append(
                 f"an opening book: its layer {book} was verified against its successors in "
                 f"{db.meta.get('book_source', {}).get('name', 'the full file')} when the "
                 f"book was made ({verified.get('positions', '?')} positions, max gap "
-                f"{verified.get('max_gap', float('nan')):.1e}); they are not in the book"))
-        return check.report()
+                f"{verified.get('max_gap', float('nan')):.1e}); they are not in the book")
+        if unfinished := db.unfinished():
+            notes.append(f"{unfinished}; run the same build command to resume")
+        return replace(check.report(), note="; ".join(notes))
 
 
 def meta_problems(db: GameDB, tolerance: float = TOLERANCE) -> list[str]:

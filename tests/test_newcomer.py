@@ -261,7 +261,8 @@ def test_a_file_that_is_not_sqlite_is_not_a_gamedb_database(tmp_path: Path, cont
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(content)
     for args in (["info", str(junk)], ["show", str(junk), "start"], ["verify", str(junk)],
-                 ["build", "jujitsu(num_cards=3)", "--db", str(junk), "--quiet"]):
+                 ["build", "jujitsu(num_cards=3)", "--db", str(junk), "--quiet"],
+                 ["sql", str(junk), "SELECT 1"], ["sql", str(junk), "SELECT * FROM states"]):
         code, _, err = run(*args)
         assert code == 1
         assert one_line(err) == f"Error: {junk}: not a gamedb database (not an SQLite file)"
@@ -363,3 +364,64 @@ def test_evaluate_of_an_opening_book_says_it_is_a_book(j4: Path, tmp_path: Path)
     assert code == 1
     assert "positions are not stored in b4.sqlite (an opening book: it holds layer 2 " \
         "and up)" in one_line(err)
+
+
+def test_sql_of_an_sqlite_file_gamedb_did_not_make_says_so_as_every_command_does(
+        tmp_path: Path) -> None:
+    """``sql`` said "no such table: states" of another program's SQLite file, where every
+    other command says "not a gamedb database"."""
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    before = digest(other)
+    for args in (["info", str(other)], ["sql", str(other), "SELECT * FROM states"],
+                 ["sql", str(other), "SELECT * FROM t"]):
+        code, _, err = run(*args)
+        assert code == 1 and one_line(err) == f"Error: {other}: not a gamedb database"
+    assert digest(other) == before
+
+
+@pytest.mark.parametrize("from_layer", [2, 4])
+def test_book_of_an_unfinished_file_says_the_build_is_not_finished(
+        unfinished_pages: Path, from_layer: int) -> None:
+    """From layer 4 (the first layer not stored yet) ``book`` said "0 position(s) of
+    layers 4 and up fail to verify"; from layer 2, "not complete (status building)"."""
+    book = unfinished_pages.with_name("b5.sqlite")
+    code, _, err = run("book", str(unfinished_pages), str(book), "--from-layer",
+                       str(from_layer), "--quiet")
+    assert code == 1 and not book.exists()
+    assert one_line(err) == (f"Error: {unfinished_pages}: the build is not finished: 2,875 "
+                             "of 3,100 positions; run the same build command to resume, "
+                             "then make the book")
+
+
+def test_ship_of_an_unfinished_file_says_the_build_is_not_finished(
+        unfinished_pages: Path) -> None:
+    before = digest(unfinished_pages)
+    for args in (["ship", str(unfinished_pages)],
+                 ["ship", str(unfinished_pages), "--precision", "float32", "-o",
+                  str(unfinished_pages.with_name("f.sqlite"))]):
+        code, _, err = run(*args)
+        assert code == 1 and one_line(err).endswith(
+            "the build is not finished: 2,875 of 3,100 positions; run the same build "
+            "command to resume, then ship it")
+    assert digest(unfinished_pages) == before
+    assert not unfinished_pages.with_name("f.sqlite").exists()
+
+
+def test_export_and_verify_of_an_unfinished_file_say_the_build_is_not_finished(
+        unfinished_pages: Path) -> None:
+    """``export`` wrote the positions stored so far, and ``verify`` called them sound,
+    without a word that the file lacks the rest."""
+    target = unfinished_pages.with_name("g5.csv")
+    code, out, err = run("export", str(unfinished_pages), "-o", str(target), "--quiet")
+    assert code == 0 and len(target.read_text().splitlines()) == 2_875
+    assert "g5.csv: 2,875 positions" in out
+    assert one_line(err) == (f"warning: {unfinished_pages}: the build is not finished: "
+                             "2,875 of 3,100 positions; the export holds those stored so far")
+    code, out, _ = run("verify", str(unfinished_pages))
+    assert code == 0
+    assert out.strip().splitlines()[-2:] == [
+        "2,875 of 3,100 positions checked, max gap 8.9e-16: sound",
+        "  (the build is not finished: 2,875 of 3,100 positions; run the same build "
+        "command to resume)"]

@@ -137,7 +137,8 @@ def test_ship_refuses_an_unfinished_build(built, tmp_path: Path) -> None:
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE meta SET value = '\"building\"' WHERE name = 'status'")
     code, _, err = run("ship", str(db))
-    assert code == 1 and "not complete" in err
+    assert code == 1 and "the build is not finished: 32 of 32 positions; run the same build " \
+        "command to resume, then ship it" in err
 
 
 @pytest.mark.parametrize("damage", ["not a database", "damaged content"])

@@ -43,9 +43,11 @@ def sql(db_path: Path, query: str, as_json: bool, as_csv: bool, pages: bool | No
     """
     if as_json and as_csv:
         raise click.UsageError("choose one of --json and --csv")
+    from gamedb.store import open_db
     from gamedb.store.export import page_layers_note, paged_positions, run_query, sees_pages
     from gamedb.store.sqlpages import reads_positions
 
+    open_db(db_path).close()  # a gamedb file, said as every command says it, or refused
     paged = paged_positions(db_path)
     if pages is None:
         pages = sees_pages(query, paged)
@@ -53,7 +55,8 @@ def sql(db_path: Path, query: str, as_json: bool, as_csv: bool, pages: bool | No
             and (note := page_layers_note(db_path)) is not None:
         click.echo(note, err=True)
     try:
-        with progress_bar(not (pages and paged), "page positions read") as on_progress, \
+        quiet = not (pages and paged) or not sys.stderr.isatty()  # no bar into a log
+        with progress_bar(quiet, "page positions read") as on_progress, \
                 run_query(db_path, query, pages=bool(pages and paged),
                           on_progress=on_progress) as (columns, rows):
             if on_progress is not None:
@@ -187,8 +190,13 @@ def export_command(db_path: Path, fmt: str, output: Path | None, quiet: bool) ->
         gamedb export j8.sqlite --format csv --output j8.csv
         gamedb export j8.sqlite | head -3
     """
+    from gamedb.store import open_db
     from gamedb.store.export import export, export_to_file
 
+    with open_db(db_path) as db:
+        if unfinished := db.unfinished():
+            click.echo(f"warning: {db_path}: {unfinished}; the export holds those stored "
+                       "so far", err=True)
     if output is not None:
         with progress_bar(quiet, "positions") as on_progress:
             count = export_to_file(db_path, output, fmt, on_progress=on_progress)

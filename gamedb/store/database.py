@@ -34,7 +34,7 @@ from gamedb.store.codec import encode, no_gc
 from gamedb.store.engine import (
     BuildProgress, read_meta, readonly_engine, sqlite_connection, writable_engine,
 )
-from gamedb.store.errors import DamagedFile, NotSolved, SpecMismatch
+from gamedb.store.errors import DamagedFile, NotSolved, SpecMismatch, StoreError
 from gamedb.store.pages import PageReader, PageRows, damage_said
 from gamedb.store.solving import OnDemand, Solved
 from gamedb.store.migrate import check_schema
@@ -269,11 +269,24 @@ class GameDB:
         if self.meta.get("status", "building") == "complete":
             why = self.game.unreachable(state)
             return f" ({why}: no play reaches it)" if why else ""
+        return f" ({self.unfinished()}; run the same build command to resume)"
+
+    def unfinished(self) -> str:
+        """Return '' for a finished build, else "the build is not finished: D of S
+        positions" (as the layers table counts them)."""
+        if self.meta.get("status", "building") == "complete":
+            return ""
         layers = self._conn.execute(select(func.coalesce(func.sum(schema.layers.c.done), 0),
                                            func.coalesce(func.sum(schema.layers.c.states), 0)))
         done, states = layers.one()
-        return (f" (the build is not finished: {done:,} of {states:,} positions; run the "
-                "same build command to resume)")
+        return f"the build is not finished: {done:,} of {states:,} positions"
+
+    def require_finished(self, then: str) -> None:
+        """Raise ``StoreError`` for an unfinished build: resume it, ``then`` (what the
+        caller does with a finished file, e.g. "ship it")."""
+        if unfinished := self.unfinished():
+            raise StoreError(f"{self.path}: {unfinished}; run the same build command to "
+                             f"resume, then {then}")
 
     def prefetch(self, states: Iterable[Any]) -> None:
         """Solve at once the stage games ``probe`` would solve one by one for these

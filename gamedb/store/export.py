@@ -489,10 +489,8 @@ def copy_top_layers(source: str | Path, output: str | Path, from_layer: int,
     """
     source, output = Path(source), Path(output)
     with open_db(source) as db:
-        game, status = db.game, db.meta.get("status")
-    if status != "complete":
-        raise StoreError(f"{source}: the build is not complete (status {status}); "
-                         "finish it with gamedb build first")
+        db.require_finished("make the book")
+        game = db.game
     if output.exists():
         raise StoreError(f"{output} exists; choose a new file name")
     try:

@@ -144,10 +144,7 @@ def _round_pages(path: Path, on_progress: Progress | None) -> tuple[int, float]:
 
 def _check_complete(path: Path) -> None:
     with open_db(path) as db:
-        status = db.meta.get("status")
-    if status != "complete":
-        raise StoreError(f"{path}: the build is not complete (status {status}); "
-                         "finish it with gamedb build before shipping")
+        db.require_finished("ship it")
 
 
 def sha256_of(path: str | Path) -> str:
