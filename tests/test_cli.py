@@ -52,6 +52,16 @@ def test_the_tools_a_help_text_names_exist(built) -> None:
     assert len(quoted) > 5 and unknown == []
 
 
+def test_solve_refuses_what_its_help_says_it_refuses() -> None:
+    """``solve --help`` said "any position of the game will do, reachable or not", and
+    ``solve`` refuses a position no play reaches."""
+    code, out, _ = run("solve", "--help")
+    out = " ".join(out.split())
+    assert code == 0 and "reachable or not" not in out and "no play reaches is refused" in out
+    code, _, err = run("solve", "jujitsu(num_cards=6)", "hand1=- hand2=- pot=0 diff=1")
+    assert code == 1 and "cannot happen after 6 tricks" in err
+
+
 def test_games_lists_jujitsu_and_its_parameters() -> None:
     code, out, _ = run("games")
     assert code == 0 and "jujitsu" in out and "num_cards" in out and "carry|discard" in out

@@ -124,8 +124,10 @@ def solve_command(spec: str, position: str, max_positions: int, as_json: bool,
 
     Prints what `gamedb show` prints for the position in a file of the whole game: its
     value and both players' legal moves and optimal strategies, text or JSON. Any
-    position of the game will do, reachable or not, as long as few enough positions lie
-    below it (--max-positions); a bigger one is refused with the positions counted.
+    position of the game will do, also one no file holds (an opening book's lower
+    layers), as long as few enough positions lie below it (--max-positions; a bigger one
+    is refused with the positions counted). A position that no play reaches is refused
+    where the rules tell (a Jujitsu pot and score its cards played cannot give).
 
     \b
     Example:
