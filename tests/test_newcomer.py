@@ -425,3 +425,15 @@ def test_export_and_verify_of_an_unfinished_file_say_the_build_is_not_finished(
         "2,875 of 3,100 positions checked, max gap 8.9e-16: sound",
         "  (the build is not finished: 2,875 of 3,100 positions; run the same build "
         "command to resume)"]
+
+
+def test_a_missing_chance_position_is_named_as_typed_not_as_one_of_its_draws(
+        unfinished_pages: Path) -> None:
+    """Before a prize is drawn, ``show`` said "position not in FILE:" of the first draw
+    (``prizes=2,3,4,5 prize=1``), a position the user never typed."""
+    typed = "hand1=1,2,3,4,5 hand2=1,2,3,4,5 prizes=1,2,3,4,5 diff=0"
+    code, _, err = run("show", str(unfinished_pages), typed)
+    assert code == 1
+    assert one_line(err).startswith(f"Error: position not in g5.sqlite: {typed} (the build "
+                                    "is not finished: 2,875 of 3,100 positions; run the same "
+                                    "build command to resume); try: gamedb solve")

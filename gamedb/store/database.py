@@ -238,7 +238,15 @@ class GameDB:
             return payoff
         draws = self.game.chance(state)
         if draws is not None:  # before a chance draw: the expected value
-            return sum(p * self.value(child) for p, child in draws)
+            total = 0.0
+            for p, child in draws:
+                try:
+                    total += p * self.value(child)
+                except NotSolved:  # said of the position asked, not of one of its draws
+                    raise NotSolved(f"position not in {self.path.name}: "
+                                    f"{self.game.format_position(state)}"
+                                    f"{self.why_missing(child)}") from None
+            return total
         canon = self.game.canonical(state)
         text = self.game.format_position(state)
         row = self._row(canon.key, text, state)
