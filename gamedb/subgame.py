@@ -66,7 +66,17 @@ SOLVED_PER_SECOND = 100_000
 
 
 class SubgameTooBig(GameError):
-    """The positions below a position are more than the cap allows."""
+    """The positions below a position are more than the cap allows: ``what`` says what
+    the count found against which cap ("too many positions below P to solve here: N,
+    over" ``limit``), the message adds how to go on (``--max-positions``)."""
+
+    def __init__(self, what: str, limit: int):
+        super().__init__(f"{what} --max-positions {limit:,}; raise it to solve anyway "
+                         f"(roughly {SOLVED_PER_SECOND:,} positions a second)")
+        self.what, self.limit = what, limit
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled as itself (its __init__ takes two)
+        return (SubgameTooBig, (self.what, self.limit))
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,12 +142,11 @@ def _answered(game: Game[Any], position: str, max_positions: int,
     observer = Quiet() if observer is None else observer
     formula = game.capabilities.positions_below
     if formula is not None and (known := formula(state)) > max_positions:
-        raise SubgameTooBig(_too_big_by_formula(game.format_position(state), known,
-                                                max_positions))
+        raise _too_big_by_formula(game.format_position(state), known, max_positions)
     observer.stage(f"counting the positions below (at most {max_positions:,})")
     count = count_subgame(subgame, max_positions)
     if not count.complete:
-        raise SubgameTooBig(_too_big(game.format_position(state), count, max_positions))
+        raise _too_big(game.format_position(state), count, max_positions)
     with tempfile.TemporaryDirectory(prefix="gamedb-solve-", dir=_scratch(count)) as folder:
         path = Path(folder) / "subgame.sqlite"
         build(subgame, path, workers=1, observer=observer)
@@ -217,7 +226,7 @@ def _scratch(count: SubgameCount) -> str | None:
     return str(_MEMORY_FOLDER) if room > 2 * _FILE_BYTES_PER_POSITION * count.positions else None
 
 
-def _too_big(position: str, count: SubgameCount, limit: int) -> str:
+def _too_big(position: str, count: SubgameCount, limit: int) -> SubgameTooBig:
     """The refusal, one line: what the count saw and how to go on."""
     last = list(count.layers)[-1]
     each = [f"{n:,}" for n in count.layers.values()]
@@ -234,17 +243,16 @@ def _too_big(position: str, count: SubgameCount, limit: int) -> str:
                     f"{sizes}; more below)", limit)
 
 
-def _too_big_by_formula(position: str, positions: int, limit: int) -> str:
+def _too_big_by_formula(position: str, positions: int, limit: int) -> SubgameTooBig:
     """The refusal of a subgame whose size the family's formula gives, one line."""
     return _refusal(position, f"{positions:,} (by the rules' count)", limit)
 
 
-def _refusal(position: str, found: str, limit: int, beyond: str = "over") -> str:
+def _refusal(position: str, found: str, limit: int, beyond: str = "over") -> SubgameTooBig:
     """``too many positions below POSITION to solve here: FOUND, over --max-positions
     LIMIT; raise it ...``."""
-    return (f"too many positions below {position} to solve here: {found}, {beyond} "
-            f"--max-positions {limit:,}; raise it to solve anyway (roughly "
-            f"{SOLVED_PER_SECOND:,} positions a second)")
+    return SubgameTooBig(f"too many positions below {position} to solve here: {found}, "
+                         f"{beyond}", limit)
 
 
 __all__ = ["MAX_POSITIONS", "SubgameCount", "SubgameTooBig", "count_subgame", "solve_position"]

@@ -84,7 +84,7 @@ class Solver:
             kind, payload = self._received(pipe)
         finally:
             self._busy.release()
-        return _answer(kind, payload)
+        return _answer(kind, payload, self.max_positions)
 
     def _watched(self, pipe: Connection) -> None:
         """Wait for the worker's answer within the time and memory limits."""
@@ -158,11 +158,14 @@ def _resident(pid: int) -> int:
     return 0
 
 
-def _answer(kind: str, payload: Any) -> dict[str, Any]:
+def _answer(kind: str, payload: Any, max_positions: int) -> dict[str, Any]:
     from gamedb.games import GameError
 
     if kind == "game":
         raise GameError(payload)
+    if kind == "too big":  # the server's cap: --max-positions is gamedb solve's option
+        raise SolveRefused(400, f"{payload} the server's limit of {max_positions:,}; run "
+                           "gamedb solve SPEC POSITION --max-positions N on your machine")
     if kind == "bug":
         raise RuntimeError(f"in the solver's process: {payload}")
     answer: dict[str, Any] = payload
@@ -171,7 +174,8 @@ def _answer(kind: str, payload: Any) -> dict[str, Any]:
 
 def _serve_solves(pipe: Connection) -> None:
     """The worker: load the solver, say ``ready``, then answer each ``(spec, position,
-    max_positions)`` with ``("ok", answer)``, ``("game", message)`` for a bad request or
+    max_positions)`` with ``("ok", answer)``, ``("too big", what)`` for a subgame over
+    the cap (``SubgameTooBig.what``), ``("game", message)`` for another bad request or
     ``("bug", message)``, until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server's Ctrl-C is the server's
     signal.signal(signal.SIGTERM, _exit_cleanly)
@@ -179,7 +183,7 @@ def _serve_solves(pipe: Connection) -> None:
 
     from gamedb.games import GameError
     from gamedb.solver.matrix_game import solve_games
-    from gamedb.subgame import solve_json
+    from gamedb.subgame import SubgameTooBig, solve_json
 
     # load the compiled kernel once (1-2 s): matching pennies; a small solve then takes
     # tens of milliseconds
@@ -196,6 +200,8 @@ def _serve_solves(pipe: Connection) -> None:
         try:
             result: tuple[str, Any] = ("ok", solve_json(spec, position,
                                                         max_positions=max_positions))
+        except SubgameTooBig as exc:
+            result = ("too big", exc.what)
         except GameError as exc:
             result = ("game", str(exc))
         except Exception as exc:  # noqa: BLE001  (the server logs it and answers 500)

@@ -188,8 +188,14 @@ def test_solve_of_a_position_no_play_reaches_is_solve_json(server: Server) -> No
 
 @pytest.mark.skipif(not HAS_SUBGAME, reason="gamedb.subgame is absent (another branch adds it)")
 def test_solve_refuses_a_subgame_too_big_with_a_4xx(server: Server) -> None:
+    """It said "... over --max-positions 200,000; raise it to solve anyway": an option
+    of ``gamedb solve`` that neither ``serve`` nor the API has."""
     answer = server.get("api/solve", spec="goofspiel(num_cards=13)", position="start")
-    assert 400 <= answer.status < 500 and answer.body["error"]
+    assert answer.status == 400
+    said = answer.body["error"]
+    assert said.startswith("too many positions below hand1=1,2,3,4,5,6,7,8,9,10,11,12,13 ")
+    assert "over the server's limit of " in said and "raise it" not in said
+    assert said.endswith("; run gamedb solve SPEC POSITION --max-positions N on your machine")
 
 
 def test_serve_refuses_a_file_that_is_not_a_gamedb_database(tmp_path: Path) -> None:
