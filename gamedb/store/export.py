@@ -83,7 +83,8 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
 
     Raises:
         NotAGameDB: no such file.
-        DamagedFile: with ``pages``, a page does not decode.
+        DamagedFile: a page of the file does not decode (SQLite's, or with ``pages``
+            gamedb's).
         QueryError: SQLite refused the statement, e.g. any write, or it ran too long.
     """
     deadline = _Deadline(seconds)
@@ -113,7 +114,7 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
                 if summary is None:
                     raise
                 _interrupted(exc, path, deadline)
-                raise QueryError(f"{path}: {_query_error(exc)}") from None
+                raise _refused(exc, path) from None
     conn = _readonly(Path(path), prepare)
     # no cell bigger than this: randomblob(1000000000) ended in a MemoryError
     if (setlimit := getattr(conn, "setlimit", None)) is not None:  # Python 3.11+
@@ -129,7 +130,7 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
             cursor = conn.execute(sql, params)
         except sqlite3.Error as exc:
             _interrupted(exc, path, deadline)
-            raise QueryError(f"{path}: {_query_error(exc)}") from None
+            raise _refused(exc, path) from None
         columns = [d[0] for d in cursor.description or ()]
         rows = _rows(cursor, path, deadline)
         yield columns, rows
@@ -150,6 +151,14 @@ def _interrupted(exc: sqlite3.Error, path: str | Path, deadline: _Deadline) -> N
     if str(exc) == "interrupted":
         deadline.check(path)
         raise KeyboardInterrupt from None
+
+
+def _refused(exc: sqlite3.Error, path: str | Path) -> StoreError:
+    """The error of a statement SQLite stopped: ``DamagedFile`` where the file is (a
+    page that does not decode: "database disk image is malformed"), else ``QueryError``."""
+    if isinstance(exc, sqlite3.DatabaseError) and "malformed" in str(exc):
+        return DamagedFile(Path(path), str(exc))
+    return QueryError(f"{path}: {_query_error(exc)}")
 
 
 def _query_error(exc: sqlite3.Error) -> str:
@@ -219,7 +228,7 @@ def _rows(cursor: sqlite3.Cursor, path: str | Path,
         yield from cursor
     except sqlite3.Error as exc:
         _interrupted(exc, path, deadline)
-        raise QueryError(f"{path}: {_query_error(exc)}") from None
+        raise _refused(exc, path) from None
 
 
 def _readonly(path: Path, prepare: Callable[[sqlite3.Connection], None] | None = None

@@ -59,6 +59,21 @@ def test_one_damaged_file_leaves_the_others_served(two_served: tuple[Server, Pat
     assert server.get("api/show", db="good.sqlite", position="start").status == 200
 
 
+def test_a_file_cut_short_while_served_is_a_422_from_show_and_sql_alike(
+        two_served: tuple[Server, Path]) -> None:
+    """``/api/sql`` answered 400 "database disk image is malformed", where ``/api/show``
+    answers 422 with "(the file is damaged ...)", as docs/api.md says of a damaged file."""
+    server, bad = two_served
+    data = bad.read_bytes()
+    bad.write_bytes(data[: len(data) // 2])
+    said = "bad.sqlite: database disk image is malformed (the file is damaged; rebuild it " \
+        "or restore a copy)"
+    show = server.get("api/show", db="bad.sqlite", position="start")
+    sql = server.get("api/sql", db="bad.sqlite", q="SELECT count(*) FROM states")
+    assert (show.status, show.body) == (sql.status, sql.body) == (422, {"error": said})
+    assert server.get("api/sql", db="good.sqlite", q="SELECT count(*) FROM states").status == 200
+
+
 def test_head_is_answered(two_served: tuple[Server, Path]) -> None:
     server, _ = two_served
     for path in ("", "api/dbs", "static/explorer.js"):
