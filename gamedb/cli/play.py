@@ -133,6 +133,9 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
     if len(names) < 2:
         raise click.UsageError(f"--agents needs two or more agents, got {len(names)}: "
                                f"{', '.join(names) or '(none)'}")
+    if twice := next((name for i, name in enumerate(names) if name in names[:i]), None):
+        raise click.UsageError(f"--agents names {twice} twice: name each agent once (its "
+                               "row and column would be the same)")
     series_lengths = _lengths(lengths)
     with ExitStack() as stack:
         game, db = _open_game(stack, target, db_path)
@@ -391,4 +394,6 @@ def _series_json(series: Series) -> dict[str, Any]:
 
 
 def _num(x: float) -> str:
-    return "-" if math.isnan(x) else f"{x:.1f}"
+    """One decimal; no "-0.0" (a draw seen from the other side, or a small loss)."""
+    text = "-" if math.isnan(x) else f"{x:.1f}"
+    return "0.0" if text == "-0.0" else text

@@ -149,3 +149,17 @@ def test_a_draw_in_the_second_seat_is_payoff_plus_zero(built) -> None:  # type: 
     code, out, err = run("play", db, "--seat", "2", "--seed", "2", stdin="1\n2\n3\n")
     assert code == 0, err
     assert "Game over after 3 rounds: a draw (payoff +0)." in out
+
+
+def test_a_tournament_table_prints_no_negative_zero_and_refuses_an_agent_named_twice(
+        built) -> None:  # type: ignore[no-untyped-def]
+    """random against highest printed 0.0 one way and -0.0 the other; an agent named
+    twice ran, with two identical rows and a diagonal of -0.0."""
+    db = str(built("jujitsu(num_cards=6)"))
+    code, out, err = run("tournament", db, "--agents", "equilibrium,random,highest",
+                         "--quiet")
+    assert code == 0, err
+    cells = out.split()
+    assert "0.0" in cells and "-0.0" not in cells
+    code, _, err = run("tournament", db, "--agents", "equilibrium,random,equilibrium")
+    assert code == 2 and "--agents names equilibrium twice" in err
