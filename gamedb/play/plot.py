@@ -206,6 +206,17 @@ def plot_strategy(bars: Bars, output: str | Path) -> Path:
     Every legal action gets a slot; one played with probability 0 is marked ``0``, and a
     player for whom an action is not legal has no bar there.
     """
+    return _save(strategy_figure(bars), output)
+
+
+#: Inches a character of a tick label takes (10 pt), and the inches of the figure's
+#: width that are not the axes' (the y label and margins).
+_CHAR_INCHES, _MARGIN_INCHES = 0.085, 1.3
+
+
+def strategy_figure(bars: Bars) -> Any:
+    """The figure ``plot_strategy`` saves. Tick labels wider than their slot (Nim's
+    "take 2 from heap 3", Hackenbush's "edge 4 (2-3)") stand upright."""
     plt = _pyplot()
     width = max(6.0, 0.42 * len(bars.actions) + 2.5)
     fig, ax = plt.subplots(figsize=(width, 4.5), layout="constrained")
@@ -216,21 +227,24 @@ def plot_strategy(bars: Bars, output: str | Path) -> Path:
         ax.bar(at[legal] + offset, probs[legal], 0.4, color=colour, label=f"player {player}")
         for where in at[legal & (probs == 0.0)]:
             ax.text(where + offset, 0.01, "0", ha="center", va="bottom", fontsize=7, color=colour)
-    ax.set_xticks(at, list(bars.labels) or [str(a) for a in bars.actions],
-                  rotation=90 if len(bars.actions) > 16 else 0)
+    labels = list(bars.labels) or [str(a) for a in bars.actions]
+    slot = (width - _MARGIN_INCHES) / len(labels)
+    wide = max(map(len, labels)) * _CHAR_INCHES > 0.9 * slot
+    ax.set_xticks(at, labels, rotation=90 if wide or len(labels) > 16 else 0)
     ax.set_xlim(-0.6, len(bars.actions) - 0.4)
     ax.set_ylim(0, 1.04)
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_xlabel(bars.noun)
     ax.set_ylabel("probability")
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, frameon=False)
-    _title(fig, f"{bars.spec}\n{bars.position}\nvalue for player 1: {bars.value:+.4f}",
+    value = round(bars.value, 4) + 0.0  # rounding noise is no "-0.0000"
+    _title(fig, f"{bars.spec}\n{bars.position}\nvalue for player 1: {value:+.4f}",
            int(width * 11))
     illegal = any(math.isnan(p) for probs in bars.probs.values() for p in probs)
     fig.supxlabel(f"every legal {bars.noun} has a slot; 0: legal, never played"
                   + ("; no bar, no 0: not legal for that player" if illegal else ""),
                   fontsize=8, color="0.35")
-    return _save(fig, output)
+    return fig
 
 
 def _title(fig: Any, text: str, chars: int) -> None:

@@ -158,3 +158,48 @@ def test_strategy_bars_name_the_pass_of_a_turn_based_game(tmp_path: Path) -> Non
         bars = strategy_bars(db, "start")
     assert bars.labels[bars.actions.index(0)] == "top left / pass"
     assert bars.labels[1:] == ("top right", "bottom left", "bottom right")
+
+
+@pytest.mark.parametrize("spec", ["nim(heaps=3-4-5)", "hackenbush", "goofspiel(num_cards=13)",
+                                  "jujitsu(num_cards=8)"])
+def test_no_two_tick_labels_of_a_strategy_plot_overlap(tmp_path: Path, spec: str) -> None:
+    """Nim's 13 labels ("take 1 from heap 1", ...) and Hackenbush's ("edge 1 (0-1)")
+    were printed level, on top of one another."""
+    from gamedb.games import load_game
+    from gamedb.play.plot import _pyplot, strategy_figure
+
+    game = load_game(spec)
+    if spec.startswith(("goofspiel(num_cards=13", "jujitsu")):  # no file: the bars alone
+        from gamedb.play.plot import Bars
+
+        count = 13 if spec.startswith("goofspiel") else 8
+        bars = Bars(spec, "start", 0.0, "card", tuple(range(1, count + 1)),
+                    {p: (1 / count,) * count for p in (1, 2)})
+    else:
+        path = tmp_path / "g.sqlite"
+        build(game.spec, path)
+        with open_db(path) as db:
+            bars = strategy_bars(db, "start")
+    fig = strategy_figure(bars)
+    try:
+        fig.canvas.draw()
+        boxes = [label.get_window_extent() for label in fig.axes[0].get_xticklabels()
+                 if label.get_text()]
+    finally:
+        _pyplot().close(fig)
+    assert len(boxes) == len(bars.actions) >= 8
+    overlaps = [(a, b) for a, b in zip(boxes, boxes[1:]) if a.x1 > b.x0 + 0.5]
+    assert overlaps == []
+
+
+def test_a_strategy_plot_of_a_value_of_rounding_noise_says_plus_zero() -> None:
+    """6-card win/loss Goofspiel's first stage drew "value for player 1: -0.0000"."""
+    from gamedb.play.plot import Bars, _pyplot, strategy_figure
+
+    fig = strategy_figure(Bars("goofspiel(num_cards=2)", "start", -1e-17, "card", (1, 2),
+                               {p: (0.5, 0.5) for p in (1, 2)}))
+    try:
+        title = fig.get_suptitle()
+    finally:
+        _pyplot().close(fig)
+    assert title.endswith("value for player 1: +0.0000")
