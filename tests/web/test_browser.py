@@ -265,6 +265,26 @@ def test_an_unknown_file_in_the_address_is_said_not_silently_replaced(page: Page
     assert "no served file is named \"gone.sqlite\"" in page.text("error")
 
 
+def test_a_link_to_a_position_that_cannot_be_keeps_it_in_the_box_to_mend(
+        page: Page, server: Server, shots: Path) -> None:
+    """The box was emptied back to its placeholder, so the typo could not be mended, and
+    an empty value panel stood below the error."""
+    typed = "hand1=1,2 hand2=1,2 pot=0 diff=5"
+    page.driver.get("about:blank")
+    page.driver.get(f"{server.url}#db={J8}&position={typed.replace(' ', '%20')}")
+    page.wait(lambda: page.loads() >= 1)
+    assert "cannot happen" in page.text("error")
+    box = page.driver.find_element("id", "position")
+    assert box.get_attribute("value") == typed
+    assert not page.driver.find_element("id", "summary").is_displayed()
+    page.driver.save_screenshot(str(shots / "bad-link.png"))
+    box.clear()
+    box.send_keys("start")
+    page.driver.find_element("id", "go").click()
+    page.wait(lambda: page.loads() >= 2)
+    assert page.text("error") == "" and page.driver.find_element("id", "summary").is_displayed()
+
+
 def test_bids_never_played_fold_into_one_row_until_asked(page: Page, server: Server, shots: Path) -> None:
     page.open(OZ)
     shown = server.get("api/show", db=OZ, position="start").body

@@ -95,6 +95,8 @@ async function goTo(position, label, {fresh = false, restore = null} = {}) {
       stopPlaying();
     }
     showError(error);
+    // a position from a link or the box that cannot be shown stays in the box, to mend
+    if (!$("position").value && !restore) $("position").value = position;
     document.body.dataset.loads = String(Number(document.body.dataset.loads || 0) + 1);
   } finally {
     busy(false);
@@ -118,6 +120,7 @@ async function onHistory(event) {
 
 function render() {
   const shown = state.shown;
+  $("summary").hidden = false;  // hidden until there is a position to show
   $("spec").textContent = shown.spec;
   $("where-text").textContent = shown.position;
   $("value").textContent = signed(shown.value);
