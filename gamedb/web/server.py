@@ -14,6 +14,7 @@ head ``HEAD_SECONDS`` after it opened (or after its last answer) is closed, and 
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -55,7 +56,8 @@ def serve(paths: Sequence[Path], *, host: str = "127.0.0.1", port: int = 8000,
         NotAGameDB, SchemaOutOfDate, SpecMismatch: a file cannot be served.
         OSError: the address cannot be bound (in use, not local).
     """
-    app = create_app(paths, solve_seconds=solve_seconds, sql_seconds=sql_seconds)
+    app = _head_limited(create_app(paths, solve_seconds=solve_seconds,
+                                   sql_seconds=sql_seconds))
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.create_server((host, port), family=family, backlog=128)
     config = uvicorn.Config(app, http=_head_deadline(head_seconds),
@@ -69,6 +71,32 @@ def serve(paths: Sequence[Path], *, host: str = "127.0.0.1", port: int = 8000,
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         sock.close()
+
+
+def _head_limited(app: Any) -> Any:
+    """``app``, answering 431 (JSON, as every refusal) to a request whose line and
+    headers are over ``MAX_HEAD`` bytes: h11 refuses only a head still incomplete past
+    it, and one that arrives whole in a single read (80 KB on a local socket) passed."""
+
+    async def limited(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and (size := _head_bytes(scope)) > MAX_HEAD:
+            body = json.dumps({"error": f"the request line and headers are {size:,} bytes; "
+                                        f"at most {MAX_HEAD:,}"}).encode()
+            await send({"type": "http.response.start", "status": 431,
+                        "headers": [(b"content-type", b"application/json"),
+                                    (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await app(scope, receive, send)
+
+    return limited
+
+
+def _head_bytes(scope: dict[str, Any]) -> int:
+    """The bytes of a request's line and headers, as sent (``NAME: VALUE`` and CRLF)."""
+    line = len(scope["method"]) + len(scope.get("raw_path") or b"") + len(
+        scope.get("query_string") or b"") + 12  # two spaces, "?", "HTTP/1.1", CRLF
+    return line + sum(len(name) + len(value) + 4 for name, value in scope["headers"])
 
 
 def _head_deadline(seconds: float) -> type[asyncio.Protocol]:

@@ -244,3 +244,23 @@ def test_show_with_matrix_gives_every_pair_of_actions_and_the_moves_values_follo
     for move, row in zip(shown["moves"]["1"], matrix):  # a move's value: its row against y
         assert move["value"] == pytest.approx(sum(v * q for v, q in zip(row, y)), abs=1e-9)
     assert "matrix" not in server.get("api/show", db=J8, position=position).body
+
+
+@pytest.mark.parametrize("headers", [{"X-Big": "a" * 80_000},
+                                     {f"X-H{i}": "b" * 100 for i in range(300)}])
+def test_a_request_head_over_16_kib_is_refused_as_docs_api_says(
+        server: Server, headers: dict[str, str]) -> None:
+    """docs/api.md says "a request line and headers at most 16 KiB"; an 80,000-byte header,
+    or 300 of 100 bytes, was answered 200."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(f"{server.url}api/dbs", headers=headers)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 431
+    said = json.loads(refused.value.read())["error"]
+    assert said.startswith("the request line and headers are ") and "at most 16,384" in said
+    small = urllib.request.Request(f"{server.url}api/dbs", headers={"X-Small": "c" * 1000})
+    with urllib.request.urlopen(small, timeout=30) as answer:
+        assert answer.status == 200
