@@ -215,8 +215,9 @@ def translation(name: str) -> Translation:
 
         _TRANSLATIONS.update({t.name: t for t in (GoofspielTranslation(), OshiZumoTranslation())})
     if name not in _TRANSLATIONS:
-        raise GameError(f"{name} has no OpenSpiel counterpart in gamedb; the bridge "
-                        f"knows {' and '.join(sorted(_TRANSLATIONS))}")
+        raise GameError(f"{name} has no OpenSpiel counterpart: the bridge knows "
+                        f"{' and '.join(sorted(_TRANSLATIONS))}, the games both gamedb and "
+                        "OpenSpiel have")
     return _TRANSLATIONS[name]
 
 

@@ -90,7 +90,7 @@ def load_external(name: str, game: Game[Any], db: GameDB | None) -> Agent:
         from gamedb.openspiel.agent import openspiel_agent
 
         require_openspiel()  # before the policy's module: say how to install OpenSpiel
-        return openspiel_agent(name, load_attribute(name.partition(":")[2]), db)
+        return openspiel_agent(name, load_attribute(name.partition(":")[2], name), db)
     found = load_attribute(name)
     if callable(getattr(found, "policy", None)):
         return CallableAgent(name, found.policy)
@@ -100,20 +100,22 @@ def load_external(name: str, game: Game[Any], db: GameDB | None) -> Agent:
     return CallableAgent(name, found)
 
 
-def load_attribute(path: str) -> Any:
-    """Return the attribute ``module:attr`` names (``attr`` may be dotted)."""
+def load_attribute(path: str, agent: str | None = None) -> Any:
+    """Return the attribute ``module:attr`` names (``attr`` may be dotted); errors name
+    the ``agent`` as typed (``openspiel:module:attr``), ``path`` by default."""
     module_name, colon, attribute = path.partition(":")
+    said = shown(agent or path, 60)
     if not colon or not module_name.strip() or not attribute.strip():
-        raise GameError(f"agent {shown(path, 40)}: expected module:callable")
+        raise GameError(f"agent {said}: expected module:callable")
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # as `python -m` would: the user's own modules
     try:
         found: Any = importlib.import_module(module_name.strip())
     except ImportError as exc:
-        raise GameError(f"agent {shown(path, 40)}: cannot import {module_name!r}: {exc}") from None
+        raise GameError(f"agent {said}: cannot import {module_name!r}: {exc}") from None
     for part in attribute.strip().split("."):
         if not hasattr(found, part):
-            raise GameError(f"agent {shown(path, 40)}: {module_name} has no {attribute.strip()!r}")
+            raise GameError(f"agent {said}: {module_name} has no {attribute.strip()!r}")
         found = getattr(found, part)
     return found
 

@@ -72,3 +72,13 @@ def test_something_that_is_no_policy_is_refused(bridge_of) -> None:  # type: ign
     bridge = bridge_of(CASES[0])
     with pytest.raises(GameError, match="is not an OpenSpiel policy"):
         openspiel_agent("x", lambda game: 3, bridge.db)
+
+
+def test_an_openspiel_agent_that_cannot_be_loaded_is_named_as_typed(bridge_of) -> None:  # type: ignore[no-untyped-def]
+    """``openspiel:nosuch.module:X`` was said as ``agent 'nosuch.module:X'`` (its prefix
+    dropped), where its other errors say ``agent openspiel:...``."""
+    bridge = bridge_of(CASES[0])
+    with pytest.raises(GameError) as refused:
+        make_agent("openspiel:nosuch.module:X", bridge.game, bridge.db)
+    assert str(refused.value).startswith("agent 'openspiel:nosuch.module:X': cannot import "
+                                         "'nosuch.module'")

@@ -123,7 +123,9 @@ def test_a_state_of_another_game_is_refused(bridge_of) -> None:  # type: ignore[
     ("goofspiel", {"num_cards": 14}, "num_cards=14 is out of range"),
     ("oshi_zumo", {"coins": 10}, "min_bid=0 repeats the position"),
     ("oshi_zumo", {"coins": 10, "min_bid": 1, "horizon": 19}, "use horizon>=20"),
-    ("tic_tac_toe", {}, "tic_tac_toe has no OpenSpiel counterpart"),
+    # OpenSpiel's game, said both ways round (was "... no OpenSpiel counterpart in gamedb")
+    ("tic_tac_toe", {}, "tic_tac_toe has no OpenSpiel counterpart: the bridge knows "
+     "goofspiel and oshi_zumo, the games both gamedb and OpenSpiel have"),
 ])
 def test_openspiel_games_gamedb_does_not_solve_are_refused_in_one_line(name: str, params: dict, why: str) -> None:  # type: ignore[type-arg]
     with pytest.raises(GameError, match=why) as info:
