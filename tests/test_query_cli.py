@@ -225,3 +225,9 @@ def test_sql_streams_rows_and_stops_quietly_when_the_reader_does(form: list[str]
         process.kill()
     assert b"Traceback" not in err and b"Broken pipe" not in err, err.decode()
     assert process.returncode in (0, 1, -13, 141), err.decode()
+
+
+def test_two_statements_are_refused_in_gamedbs_words(built) -> None:  # type: ignore[no-untyped-def]
+    """It said Python's "You can only execute one statement at a time." """
+    code, _, err = run("sql", str(built("jujitsu(num_cards=4)")), "SELECT 1; SELECT 2")
+    assert code == 1 and err.strip().endswith(": one statement at a time: run each on its own")

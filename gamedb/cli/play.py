@@ -334,13 +334,18 @@ def _game_for(spec: str, db: GameDB | None) -> Any:
 
 
 def _lengths(text: str) -> list[int]:
+    """``--games`` of ``tournament``: a usage error (exit 2) as ``match --games 0`` is."""
     from gamedb.games import GameError
     from gamedb.games.base import parse_integer
 
-    lengths = [parse_integer(part, "--games must be comma-separated integers", text)
-               for part in text.split(",")]
+    try:
+        lengths = [parse_integer(part, "must be comma-separated integers", text)
+                   for part in text.split(",")]
+    except GameError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--games'") from None
     if any(n < 1 for n in lengths):
-        raise GameError("--games lengths must be at least 1")
+        raise click.BadParameter(f"{text[:40]!r}: every series length must be at least 1",
+                                 param_hint="'--games'")
     return lengths
 
 

@@ -42,6 +42,10 @@ def serve(db_paths: tuple[Path, ...], host: str, port: int, solve_seconds: float
         gamedb serve data/jujitsu_num_cards=8_ties=carry.shipped.sqlite --port 8000
         curl "http://127.0.0.1:8000/api/show?db=jujitsu_num_cards=8_ties=carry.shipped.sqlite&position=start"
     """
+    same = [path.resolve() for path in db_paths]
+    if again := next((path for i, path in enumerate(db_paths) if same[i] in same[:i]), None):
+        raise click.BadParameter(f"{again} is given twice (the same file); give it once",
+                                 param_hint="DB...")
     names = [path.name for path in db_paths]
     if twice := next((name for name in names if names.count(name) > 1), None):
         raise click.BadParameter(f"two files are named {twice}: each is served by its file "

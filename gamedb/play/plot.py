@@ -52,9 +52,10 @@ class Axis:
         """
         name, _, span = text.partition("=")
         if not span and name not in ranges:
-            known = ", ".join(ranges) or "none"
-            raise PlotError(f"axis {shown(text)}: unknown field or no default range (fields "
-                            f"with one: {known}); give FIELD=LOW:HIGH")
+            known = (f"fields with one: {', '.join(ranges)}" if ranges
+                     else "no field of this game has one")
+            raise PlotError(f"axis {shown(text)}: unknown field or no default range "
+                            f"({known}); give FIELD=LOW:HIGH")
         low, colon, high = (span or "{}:{}".format(*ranges[name])).partition(":")
         try:
             first, last = (int(low), int(high)) if colon else (0, -1)

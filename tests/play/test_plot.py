@@ -203,3 +203,13 @@ def test_a_strategy_plot_of_a_value_of_rounding_noise_says_plus_zero() -> None:
     finally:
         _pyplot().close(fig)
     assert title.endswith("value for player 1: +0.0000")
+
+
+def test_an_axis_of_a_game_without_default_ranges_says_so_in_words() -> None:
+    """Nim has no field with a default range: it said "(fields with one: none)"."""
+    from gamedb.play.plot import Axis, PlotError
+
+    with pytest.raises(PlotError) as refused:
+        Axis.parse("heaps", {})
+    assert str(refused.value) == ("axis 'heaps': unknown field or no default range (no field "
+                                  "of this game has one); give FIELD=LOW:HIGH")

@@ -163,3 +163,14 @@ def test_a_tournament_table_prints_no_negative_zero_and_refuses_an_agent_named_t
     assert "0.0" in cells and "-0.0" not in cells
     code, _, err = run("tournament", db, "--agents", "equilibrium,random,equilibrium")
     assert code == 2 and "--agents names equilibrium twice" in err
+
+
+@pytest.mark.parametrize("games, said", [("0", "every series length must be at least 1"),
+                                         ("10,abc", "must be comma-separated integers")])
+def test_a_bad_games_list_of_a_tournament_is_a_usage_error_as_matchs_is(
+        built, games: str, said: str) -> None:  # type: ignore[no-untyped-def]
+    """``tournament --games 0`` exited 1 without the usage; ``match --games 0`` exits 2."""
+    db = str(built("jujitsu(num_cards=4)"))
+    code, _, err = run("tournament", db, "--agents", "random,highest", "--games", games)
+    assert code == 2 and "Invalid value for '--games'" in err and said in err
+    assert run("match", db, "random", "highest", "--games", "0")[0] == 2

@@ -264,3 +264,13 @@ def test_a_request_head_over_16_kib_is_refused_as_docs_api_says(
     small = urllib.request.Request(f"{server.url}api/dbs", headers={"X-Small": "c" * 1000})
     with urllib.request.urlopen(small, timeout=30) as answer:
         assert answer.status == 200
+
+
+def test_serve_of_one_file_given_twice_says_so(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """It said "two files are named j4.sqlite ... copy it to another name"."""
+    path = tmp_path / "j4.sqlite"
+    path.symlink_to(built("jujitsu(num_cards=4)"))
+    result = CliRunner().invoke(cli, ["serve", str(path), str(tmp_path / "." / "j4.sqlite"),
+                                      "--port", "0"])
+    assert result.exit_code == 2
+    assert "is given twice (the same file); give it once" in result.stderr
