@@ -172,6 +172,18 @@ def _cell(db: GameDB, text: str, prob: tuple[int, int] | None) -> float:
     return strategies[player].get(action, 0.0)
 
 
+#: The colour of a heatmap's cell without a position: a mid grey, far from RdBu's
+#: near-white middle (a value of 0; the light grey 0.85 was hard to tell from it) and
+#: from every colour of viridis.
+MISSING = "0.5"
+
+
+def heatmap_colours(probability: bool) -> str:
+    """The colour map of a heatmap: viridis for probabilities (0..1), RdBu for values
+    (red below 0, blue above, white at 0)."""
+    return "viridis" if probability else "RdBu"
+
+
 def plot_heatmap(grid: Grid, output: str | Path) -> Path:
     """Draw a slice as a heatmap with a labelled colour bar and save it.
 
@@ -184,7 +196,7 @@ def plot_heatmap(grid: Grid, output: str | Path) -> Path:
     extent = (grid.x.values[0] - .5, grid.x.values[-1] + .5,
               grid.y.values[0] - .5, grid.y.values[-1] + .5)
     high = 1.0 if grid.probability else max(1.0, float(np.nanmax(np.abs(grid.cells))))
-    cmap = plt.get_cmap("viridis" if grid.probability else "RdBu").with_extremes(bad="0.85")
+    cmap = plt.get_cmap(heatmap_colours(grid.probability)).with_extremes(bad=MISSING)
     image = ax.imshow(np.ma.masked_invalid(grid.cells), origin="lower", cmap=cmap, aspect="auto",
                       extent=extent, vmin=0.0 if grid.probability else -high, vmax=high,
                       interpolation="nearest")
@@ -195,7 +207,7 @@ def plot_heatmap(grid: Grid, output: str | Path) -> Path:
     ax.set_ylabel(grid.y.field)
     _title(fig, grid.title, 70)
     if np.isnan(grid.cells).any():
-        fig.supxlabel("grey: no such position (impossible or not stored)"
+        fig.supxlabel("dark grey: no such position (impossible or not stored)"
                       + (", or the action is not legal there" if grid.probability else ""),
                       fontsize=8, color="0.35")
     return _save(fig, output)

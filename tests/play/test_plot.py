@@ -213,3 +213,24 @@ def test_an_axis_of_a_game_without_default_ranges_says_so_in_words() -> None:
         Axis.parse("heaps", {})
     assert str(refused.value) == ("axis 'heaps': unknown field or no default range (no field "
                                   "of this game has one); give FIELD=LOW:HIGH")
+
+
+@pytest.mark.parametrize("probability", [False, True])
+def test_a_cell_without_a_position_stands_out_from_every_colour_of_the_map(
+        probability: bool) -> None:
+    """A value of 0 (RdBu's near-white middle) and "no such position" (light grey 0.85)
+    were hard to tell apart."""
+    import matplotlib
+
+    from gamedb.play.plot import MISSING, heatmap_colours
+
+    def lightness(rgb: tuple[float, ...]) -> float:
+        return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
+
+    cmap = matplotlib.colormaps[heatmap_colours(probability)]
+    missing = matplotlib.colors.to_rgb(MISSING)
+    nearest = min(max(abs(a - b) for a, b in zip(cmap(x / 50)[:3], missing))
+                  for x in range(51))
+    assert nearest > 0.15  # no colour of the map is within 0.15 in any channel
+    if not probability:
+        assert lightness(cmap(0.5)[:3]) - lightness(missing) > 0.3  # 0 is white, missing is not
