@@ -53,6 +53,9 @@ def test_bad_specs(tmp_path: Path, spec: str, message: str) -> None:
     ("hand1=1,2 hand2=3,4 colour=red", "unknown field(s) colour"),
     ("hand1", "malformed field 'hand1'"),
     ("hand1=2,3 hand2=4,5 pot=2 diff=0", "position not in j6.sqlite"),  # no tie was possible
+    # Python's int() reads these as 0 and 2: a number is ASCII digits, a sign at most
+    ("hand1=1,2 hand2=3,4 pot=0 diff=0_0", "diff must be an integer, got '0_0'"),
+    ("hand1=1,2 hand2=3,4 pot=\uff12 diff=0", "pot must be an integer, got '\uff12'"),
 ])
 def test_bad_positions(j6: Path, position: str, message: str) -> None:
     before = digest(j6)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 import signal
@@ -537,7 +538,9 @@ def test_a_tournament_of_many_agents_with_a_file_is_refused_up_front_with_the_es
     data = Path(__file__).resolve().parents[1] / "data"
     j8 = data / "jujitsu_num_cards=8_ties=carry.shipped.sqlite"
     agents = ",".join(["equilibrium", "random", "highest", "lowest", "support-random",
-                       "nash-range"] * 4)
+                       "nash-range", "two-else-one",  # 24 agents, each named once
+                       *(f"bid-range-{low}-{high}" for low, high in
+                         itertools.combinations_with_replacement(range(1, 9), 2))][:24])
     line = fails("tournament", str(j8), "--agents", agents, "--games", "10", "--quiet",
                  message="this tournament of jujitsu(num_cards=8,ties=carry) would take")
     assert "2,686 positions" in line and "--simulate" in line and "--force" in line

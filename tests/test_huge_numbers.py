@@ -31,7 +31,6 @@ def test_play_rejects_a_huge_move_and_asks_again(built) -> None:  # type: ignore
     ["key", "tictoe", f"board={HUGE}"],
     ["key", "oshi_zumo(coins=4)", f"coins1={HUGE} coins2=1 pos=0"],
     ["key", "goofspiel(num_cards=3)", f"hand1=1,2 hand2=1,2 prizes=1,2 prize={HUGE}"],
-    ["tournament", "jujitsu(num_cards=3)", "--agents", "random,highest", "--games", HUGE],
     ["tournament", "goofspiel(num_cards=3)", "--agents", f"random,level-{HUGE}"],
     ["tournament", "oshi_zumo(coins=4)", "--agents", f"random,bid-range-1-{HUGE}"],
     ["plot", "heatmap", "{oz}", "--x", f"coins1=0:{HUGE}", "--y", "coins2", "-o", "x.png"],
@@ -53,3 +52,8 @@ def test_a_huge_number_anywhere_is_one_short_line(tmp_path: Path, args: list[str
 def test_a_huge_option_number_is_a_usage_error(built) -> None:  # type: ignore[no-untyped-def]
     result = CliRunner().invoke(cli, ["play", str(built("jujitsu(num_cards=3)")), "--seed", HUGE])
     assert result.exit_code == 2 and "Traceback" not in result.output  # click's usage error
+    result = CliRunner().invoke(cli, ["tournament", "jujitsu(num_cards=3)", "--agents",
+                                      "random,highest", "--games", HUGE])
+    error = result.stderr.strip().splitlines()[-1]
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert error.startswith("Error: Invalid value for '--games'") and len(error) < 300

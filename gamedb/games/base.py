@@ -12,6 +12,7 @@ Its key is declared once as a ``KeyLayout`` (``gamedb.games.layout``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeAlias, TypeVar
@@ -377,13 +378,22 @@ def parse_integer(text: str, rule: str, whole: str | None = None) -> int:
     Traceback (most recent call last):
     ...
     gamedb.games.base.GameError: pot must be an integer, got '99999999999999999999...' (5,000 characters)
+
+    Only ASCII digits, with a sign at most: Python's ``int`` also reads ``0_0`` and
+    full-width or other scripts' digits, which a position never holds.
+
+    >>> parse_integer("0_0", "diff must be an integer")
+    Traceback (most recent call last):
+    ...
+    gamedb.games.base.GameError: diff must be an integer, got '0_0'
     """
-    if len(text) <= MAX_DIGITS:
-        try:
-            return int(text)
-        except ValueError:
-            pass
+    if len(text) <= MAX_DIGITS and _INTEGER.fullmatch(text):
+        return int(text)
     raise GameError(f"{rule}, got {shown(text if whole is None else whole)}")
+
+
+#: What ``parse_integer`` reads: ASCII digits, a sign, spaces around.
+_INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*", re.ASCII)
 
 
 def shown(text: str, limit: int = 20) -> str:
