@@ -170,6 +170,9 @@ def _api(files: ServedFiles, answer: Callable[[Query], Any]) -> Callable[[Reques
 
 
 def _query(request: Request) -> Query:
+    names = [name for name, _ in request.query_params.multi_items()]
+    if twice := next((name for i, name in enumerate(names) if name in names[:i]), None):
+        raise ApiError(400, f"parameter {twice[:40]!r} is given twice")
     query = dict(request.query_params)
     for name, value in query.items():
         if len(value) > MAX_PARAMETER:
@@ -252,10 +255,22 @@ def _dbs(files: ServedFiles) -> dict[str, Any]:
 
 def _show(files: ServedFiles, query: Query) -> dict[str, Any]:
     with files.open(_required(query, "db")) as db:
-        return show_json(db, _required(query, "position"), matrix=query.get("matrix") == "1")
+        return show_json(db, _required(query, "position"), matrix=_flag(query, "matrix"))
+
+
+def _flag(query: Query, name: str) -> bool:
+    """A parameter that is ``1`` (yes) or ``0`` (no); absent is no."""
+    value = query.get(name, "0")
+    if value not in ("0", "1"):
+        raise ApiError(400, f"parameter {name!r} is 1 (the {name}) or 0 (none), got "
+                            f"{value[:40]!r}")
+    return value == "1"
 
 
 def _next(files: ServedFiles, query: Query) -> dict[str, Any]:
+    if query.get("spec") and query.get("db"):
+        raise ApiError(400, "give db or spec, not both (the file's game, or a game by its "
+                            "spec)")
     if query.get("spec"):
         game = load_game(query["spec"])
     else:

@@ -96,6 +96,11 @@ def test_only_served_names_open_a_file(server: Server, name: str) -> None:
     ("api/next", {"spec": "jujitsu(num_cards=99)", "position": "start", "a1": "1", "a2": "1"},
      400, "out of range"),
     ("api/nothing", {}, 404, "Not Found"),
+    # were silently ignored: only matrix=1 asked for it; spec won over db
+    ("api/show", {"db": J8, "position": "start", "matrix": "true"}, 400,
+     "parameter 'matrix' is 1 (the matrix) or 0 (none), got 'true'"),
+    ("api/next", {"db": J8, "spec": "jujitsu(num_cards=4)", "position": "start", "a1": "1",
+                  "a2": "1"}, 400, "give db or spec, not both"),
 ])
 def test_bad_requests_get_a_json_error_with_a_4xx_status(server: Server, path: str, params: dict[str, str],
                                                        status: int, message: str) -> None:
@@ -274,3 +279,15 @@ def test_serve_of_one_file_given_twice_says_so(built, tmp_path: Path) -> None:  
                                       "--port", "0"])
     assert result.exit_code == 2
     assert "is given twice (the same file); give it once" in result.stderr
+
+
+def test_a_parameter_given_twice_is_refused(server: Server) -> None:
+    """``db=a&db=b`` took the last one without a word."""
+    import urllib.error
+    import urllib.request
+
+    url = f"{server.url}api/show?db={J8}&db={OZ}&position=start"
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(url, timeout=30)
+    assert refused.value.code == 400
+    assert json.loads(refused.value.read()) == {"error": "parameter 'db' is given twice"}
