@@ -387,13 +387,13 @@ def parse_integer(text: str, rule: str, whole: str | None = None) -> int:
     ...
     gamedb.games.base.GameError: diff must be an integer, got '0_0'
     """
-    if len(text) <= MAX_DIGITS and _INTEGER.fullmatch(text):
+    if len(text) <= MAX_DIGITS and INTEGER.fullmatch(text):
         return int(text)
     raise GameError(f"{rule}, got {shown(text if whole is None else whole)}")
 
 
 #: What ``parse_integer`` reads: ASCII digits, a sign, spaces around.
-_INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*", re.ASCII)
+INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*", re.ASCII)
 
 
 def shown(text: str, limit: int = 20) -> str:
@@ -408,7 +408,7 @@ def shown(text: str, limit: int = 20) -> str:
 
 
 __all__ = [
-    "LAYER_SHIFT", "MAX_DIGITS", "TERMINAL", "BuildCosts", "Canonical", "Capabilities", "Distribution",
+    "INTEGER", "LAYER_SHIFT", "MAX_DIGITS", "TERMINAL", "BuildCosts", "Canonical", "Capabilities", "Distribution",
     "Expansion", "Floats", "Game", "GameError", "Keys", "Param", "Root", "StateKey",
     "format_spec", "layer_bounds", "layers_of", "named_actions", "param_values", "parse_integer",
     "reference_expand", "root_of", "shown", "successor_table",

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from gamedb.games.base import GameError, named_actions, shown
+from gamedb.games.base import INTEGER, GameError, named_actions, shown
 from gamedb.store import GameDB, NotSolved
 
 #: The picture formats, by file-name suffix.
@@ -57,15 +57,22 @@ class Axis:
             raise PlotError(f"axis {shown(text)}: unknown field or no default range "
                             f"({known}); give FIELD=LOW:HIGH")
         low, colon, high = (span or "{}:{}".format(*ranges[name])).partition(":")
-        try:
-            first, last = (int(low), int(high)) if colon else (0, -1)
-        except ValueError:
+        try:  # numbers as in positions, ASCII digits (int() also reads 1_0), of any length
+            first, last = (_integer(low), _integer(high)) if colon else (0, -1)
+        except ValueError:  # not a number, or past the digits int() reads
             first, last = 0, -1
         if not name or first > last:
             raise PlotError(f"axis {shown(text)}: expected FIELD or FIELD=LOW:HIGH with LOW <= HIGH")
         if last - first >= MAX_AXIS:
             raise PlotError(f"axis {shown(text)} spans {last - first + 1} values; at most {MAX_AXIS}")
         return cls(name, tuple(range(first, last + 1)))
+
+
+def _integer(text: str) -> int:
+    """``text`` as an integer written as a position's are (``INTEGER``), else ValueError."""
+    if INTEGER.fullmatch(text) is None:
+        raise ValueError(text)
+    return int(text)
 
 
 @dataclass(frozen=True, slots=True)

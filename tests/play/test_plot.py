@@ -234,3 +234,12 @@ def test_a_cell_without_a_position_stands_out_from_every_colour_of_the_map(
     assert nearest > 0.15  # no colour of the map is within 0.15 in any channel
     if not probability:
         assert lightness(cmap(0.5)[:3]) - lightness(missing) > 0.3  # 0 is white, missing is not
+
+
+@pytest.mark.parametrize("text", ["coins1=0:1_0", "coins1=0:\uff11"])
+def test_an_axis_range_is_read_as_positions_are(text: str) -> None:
+    """``int`` read ``1_0`` as 10 and a full-width digit as 1; a position refuses both."""
+    from gamedb.play.plot import Axis, PlotError
+
+    with pytest.raises(PlotError, match="expected FIELD or FIELD=LOW:HIGH"):
+        Axis.parse(text, {"coins1": (0, 20)})
