@@ -21,7 +21,7 @@ from sqlalchemy.exc import DatabaseError, OperationalError
 from gamedb.store import schema
 from gamedb.games.base import shown
 from gamedb.games.layout import LAYER_SHIFT
-from gamedb.store.errors import DamagedFile, NotAGameDB
+from gamedb.store.errors import DamagedFile, NotAGameDB, is_corrupt
 
 
 #: The builder's SQLite page cache. Rows are appended in key order (a rowid B-tree's
@@ -176,7 +176,7 @@ def read_meta(conn: Connection, path: Path) -> dict[str, Any]:
     except (OperationalError, DatabaseError) as exc:
         if (interrupted := interrupted_write(path, exc)) is not None:
             raise interrupted from None
-        if "malformed" in str(exc):  # SQLITE_CORRUPT: e.g. a file cut short
+        if is_corrupt(exc):
             raise DamagedFile(path, str(exc.orig)) from None
         reason = ("not a gamedb database" if "no such table" in str(exc) else
                   "not a gamedb database (not an SQLite file)"

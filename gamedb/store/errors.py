@@ -106,6 +106,12 @@ def is_disk_full(exc: BaseException) -> bool:
     return isinstance(exc, DATABASE_ERRORS) and "database or disk is full" in str(exc)
 
 
+def is_corrupt(exc: BaseException) -> bool:
+    """True for SQLite's "database disk image is malformed" (SQLITE_CORRUPT): a page of
+    the file does not decode, e.g. a file cut short; the file is damaged."""
+    return isinstance(exc, DATABASE_ERRORS) and "malformed" in str(exc)
+
+
 def describe_database_error(exc: Exception) -> str:
     """Return the one-line reason of a sqlite3 or SQLAlchemy database error."""
     if isinstance(exc, UnicodeDecodeError):

@@ -38,7 +38,9 @@ from gamedb.games.base import LAYER_SHIFT
 from gamedb.store.engine import file_uri, interrupted_write, missing_file_said
 from gamedb.store.checked import checked_grundy, checked_row
 from gamedb.store.database import GameDB, StoredRows, open_db
-from gamedb.store.errors import DamagedFile, NotAGameDB, StoreError, refuse_own_database
+from gamedb.store.errors import (
+    DamagedFile, NotAGameDB, StoreError, is_corrupt, refuse_own_database,
+)
 from gamedb.store.pages import PageError
 from gamedb.store.sqlpages import page_positions, shadow_pages
 from gamedb.store.sqlsummary import rewrite, summarize
@@ -156,7 +158,7 @@ def _interrupted(exc: sqlite3.Error, path: str | Path, deadline: _Deadline) -> N
 def _refused(exc: sqlite3.Error, path: str | Path) -> StoreError:
     """The error of a statement SQLite stopped: ``DamagedFile`` where the file is (a
     page that does not decode: "database disk image is malformed"), else ``QueryError``."""
-    if isinstance(exc, sqlite3.DatabaseError) and "malformed" in str(exc):
+    if is_corrupt(exc):
         return DamagedFile(Path(path), str(exc))
     return QueryError(f"{path}: {_query_error(exc)}")
 

@@ -68,7 +68,8 @@ def ship(path: str | Path) -> ShipReport:
         StoreError: the build is not complete.
     """
     path = Path(path)
-    _check_complete(path)
+    with open_db(path) as db:
+        db.require_finished("ship it")
     conn = connect_file(path, isolation_level=None)
     try:
         conn.execute("PRAGMA journal_mode=DELETE")
@@ -92,8 +93,8 @@ def ship_float32(source: str | Path, output: str | Path, *,
     refuse_own_database(output, source)  # not the source, nor its journal
     refuse_unwritable(output)  # before the source is read
     with open_db(source) as db:
+        db.require_finished("ship it")
         layers = sorted(layer for layer, about in db.pages.layers.items() if about.codec == CODEC)
-    _check_complete(source)
     if not layers:
         raise StoreError(f"{source} has no values-only page layers (gamedb build "
                          "--pages-below): its rows and keyed pages (with strategies) stay "
@@ -140,11 +141,6 @@ def _round_pages(path: Path, on_progress: Progress | None) -> tuple[int, float]:
         return done, error
     finally:
         conn.close()
-
-
-def _check_complete(path: Path) -> None:
-    with open_db(path) as db:
-        db.require_finished("ship it")
 
 
 def sha256_of(path: str | Path) -> str:
