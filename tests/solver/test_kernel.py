@@ -260,3 +260,14 @@ def test_reported_gap_is_bit_for_bit_the_defined_sum(matrix: np.ndarray, seed: i
     want = summed_gap(matrix, x[0], y[0])
     assert np.float64(gaps[0]).tobytes() == np.float64(want).tobytes()
     assert ranges[0] == np.ptp(matrix)
+
+
+@pytest.mark.xfail(strict=True, reason="known, not fixed yet: an entry of 2**-24 beside 0s "
+                   "and 1s leaves the kernel's value 1.2e-9 above 6/7 and player 1's strategy "
+                   "1.7e-9 short of it, past the 1e-9 (of the range) these tests allow; found "
+                   "by test_float_games_match_highs on a fresh run, 2026-11-27")
+def test_a_tiny_entry_among_zeros_and_ones_matches_highs() -> None:
+    matrix = np.array([[1, .5, -.5, 1, 1, 1], [0, 1, 1, 1, 1, 1], [1, 0, 1, 1, 1, 1],
+                       [1, 2.0**-24, 1, 1, 1, 1], [0, 1, 1, 1, 1, 1], [.75, 1, 1, 1, 1, 1],
+                       [0, 1, 1, 1, 1, 1], [1, 1, 0, 1, 1, 1], [1, 1, 1, 0, 1, 1]])
+    assert_matches_highs(matrix)
