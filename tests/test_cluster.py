@@ -21,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -240,6 +241,42 @@ def test_a_layers_chunks_go_out_as_few_tasks_big_first_and_small_at_the_end() ->
                 assert size <= max(floor, min(GROUP, -(-left // (SPREAD * threads))))
                 left -= size
             assert sizes[-1:] <= [max(floor, 1)]
+
+
+def test_a_pool_asks_for_the_threads_once_a_layer_and_keeps_two_tasks_a_thread_going(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asking the scheduler how many threads it has is a round trip through its event
+    loop (0.85 ms each inside an 11-card ``local:2`` build, where the solving threads
+    hold the GIL); it was asked again after every finished task. It is asked when a
+    layer starts, and then at most once every ``REASK`` seconds for workers that join."""
+    pytest.importorskip("distributed", reason=NEEDS)
+    from gamedb.builder import cluster as module
+    from gamedb.builder.cluster import AHEAD, Dask
+
+    monkeypatch.setattr(module, "REASK", 3600.0)
+    with Dask.start(2) as cluster:
+        asked = 0
+        real = cluster.client.nthreads
+
+        def nthreads(*args: Any, **kwargs: Any) -> Any:
+            nonlocal asked
+            asked += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(cluster.client, "nthreads", nthreads)
+        with cluster.pool(abs) as pool:
+            for layer in range(2):
+                in_flight = []
+                results = []
+                for value in pool.imap(range(0, -500, -1)):
+                    results.append(value)
+                    in_flight.append(len(pool._running))
+                assert results == list(range(500))
+                assert max(in_flight) == AHEAD * 2
+                assert asked == layer + 1
+            monkeypatch.setattr(module, "REASK", -1.0)  # asked after every finished task
+            assert list(pool.imap(range(0, -500, -1))) == list(range(500))
+            assert asked > 20
 
 
 def test_tasks_cancelled_while_the_scheduler_is_there_are_submitted_again(
