@@ -71,6 +71,9 @@ def show_json(db: GameDB, position: Any, *, matrix: bool = False) -> dict[str, A
 
     ``moves`` is left out where the file lacks a successor (the last layer of an opening
     book, an unfinished build). Before a chance draw each draw carries its ``value``.
+    ``unreachable`` says why no play reaches the position (None: reachable, or the game
+    cannot tell): its value is then that of the position as written, e.g. a Goofspiel
+    score the cards played cannot give (the score is not part of the stored key).
 
     Raises:
         GameError: the text is not a valid position of the file's game.
@@ -84,6 +87,7 @@ def show_json(db: GameDB, position: Any, *, matrix: bool = False) -> dict[str, A
     except NotSolved:  # a successor is not in the file: an opening book's last layer
         moves = None
     shown = position_json(game, state, entry, moves)
+    shown["unreachable"] = game.unreachable(state)  # a position as typed, which is stored
     if matrix and moves is not None and any(moves.values()):
         shown["matrix"] = _stage_matrix(db, state).tolist()
     if (draws := game.chance(state)) is not None:

@@ -52,14 +52,21 @@ def test_the_tools_a_help_text_names_exist(built) -> None:
     assert len(quoted) > 5 and unknown == []
 
 
-def test_solve_refuses_what_its_help_says_it_refuses() -> None:
+def test_solve_does_what_its_help_says_with_positions_no_play_reaches() -> None:
     """``solve --help`` said "any position of the game will do, reachable or not", and
-    ``solve`` refuses a position no play reaches."""
+    ``solve`` refused one outside the rules; then it said that a position no play
+    reaches is refused, and ``solve`` answered one. It now says both, and does both."""
     code, out, _ = run("solve", "--help")
     out = " ".join(out.split())
-    assert code == 0 and "reachable or not" not in out and "no play reaches is refused" in out
+    assert code == 0 and "no play reaches (a score the cards played cannot give) is solved " \
+        "as written, with a note that says why; one outside the rules" in out
     code, _, err = run("solve", "jujitsu(num_cards=6)", "hand1=- hand2=- pot=0 diff=1")
     assert code == 1 and "cannot happen after 6 tricks" in err
+    code, out, _ = run("solve", "jujitsu(num_cards=6)", "hand1=1,2,3 hand2=4,5,6 pot=0 diff=-3")
+    assert code == 0 and out.splitlines()[2:4] == [
+        "value     -1.000000",
+        "note      pot=0 diff=-3 cannot happen when player 1 played 4,5,6 and player 2 1,2,3: "
+        "no play reaches this position; this is the value of the position as written"]
 
 
 def test_games_lists_jujitsu_and_its_parameters() -> None:

@@ -56,7 +56,8 @@ def test_show_json_keeps_the_contract_fields_and_adds_the_explorers(built) -> No
     db = str(built("tictoe"))
     shown = json.loads(CliRunner().invoke(cli, ["show", db, "start", "--json"]).stdout)
     assert CONTRACT < set(shown) and set(shown) - CONTRACT == {"names", "noun", "payoff",
-                                                               "chance", "moves"}
+                                                               "chance", "moves", "unreachable"}
+    assert shown["unreachable"] is None  # tictoe cannot tell: every position may be
     assert shown["names"] == {"1": {"0": "top left", "1": "top right", "2": "bottom left",
                                     "3": "bottom right"}, "2": {"0": "pass"}}
     assert shown["noun"] == "cell" and shown["payoff"] is None and shown["chance"] == []

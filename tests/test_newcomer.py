@@ -194,6 +194,14 @@ def test_an_unquoted_position_gets_a_hint_to_quote_it(j4: Path, args: list[str])
      "pot=2 diff=0 cannot happen when player 1 played 1,4,5,6 and player 2 1,2,3,6"),
     ("jujitsu(num_cards=5,ties=discard)", "hand1=1,2 hand2=4,5 pot=0 diff=-1",
      "pot=0 diff=-1 cannot happen when player 1 played 3,4,5 and player 2 1,2,3"),
+    ("goofspiel(num_cards=5,returns_type=point_difference)",
+     "hand1=2,3,4,5 hand2=1,3,4,5 prizes=2,4,5 prize=1 diff=1",
+     "diff=1 cannot happen when player 1 played 1 and player 2 2 for the prizes 3: no play "
+     "reaches this position; nothing is stored"),
+    ("goofspiel(num_cards=4,ties=carry,points_order=descending)",
+     "hand1=1 hand2=1 prizes=- prize=1 pot=3 diff=2",
+     "pot=3 diff=2 cannot happen when player 1 played 2,3,4 and player 2 2,3,4 for the "
+     "prizes 2,3,4"),
 ])
 def test_key_refuses_a_position_no_play_reaches(spec: str, position: str, message: str) -> None:
     code, out, err = run("key", spec, position)

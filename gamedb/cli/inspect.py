@@ -126,8 +126,9 @@ def solve_command(spec: str, position: str, max_positions: int, as_json: bool,
     value and both players' legal moves and optimal strategies, text or JSON. Any
     position of the game will do, also one no file holds (an opening book's lower
     layers), as long as few enough positions lie below it (--max-positions; a bigger one
-    is refused with the positions counted). A position that no play reaches is refused
-    where the rules tell (a Jujitsu pot and score its cards played cannot give).
+    is refused with the positions counted). One that no play reaches (a score the cards
+    played cannot give) is solved as written, with a note that says why; one outside the
+    rules (more points than the rounds played hold) is refused.
 
     \b
     Example:
@@ -160,6 +161,9 @@ def position_text(shown: dict[str, Any]) -> str:
     value, then the chance draws with their values, or both players' moves with
     probability, value and loss (each player's own point of view)."""
     head = [shown["spec"], f"position  {shown['position']}", f"value     {signed(shown['value'])}"]
+    if shown.get("unreachable"):
+        head.append(f"note      {shown['unreachable']}: no play reaches this position; this "
+                    "is the value of the position as written")
     if "grundy" in shown:  # an impartial family
         grundy = shown["grundy"]
         head.append(f"grundy    {grundy} ({'the mover wins' if grundy else 'the mover loses'})")

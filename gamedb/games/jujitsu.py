@@ -35,6 +35,7 @@ from gamedb.games.base import (
 )
 from gamedb.games.card_kernels import fill_cards
 from gamedb.games.layout import Field, KeyLayout
+from gamedb.games.pairings import trick_counts
 from gamedb.games.text import (format_cards, parse_cards, parse_fields, parse_int, require_fields,
                                with_defaults)
 
@@ -169,13 +170,13 @@ Example: three tricks into a 6-card game, player 1 one trick ahead
         """Return why no order of the played cards leads to ``s``, or None.
 
         The played cards are paired in some order; each pairing has a count of tricks
-        won, lost and tied (``_trick_counts``), and any order of those tricks is
+        won, lost and tied (``pairings.trick_counts``), and any order of those tricks is
         possible, so ``s`` is reachable exactly when one count can leave its pot and diff.
         """
         played = full(self.num_cards)
         mine, theirs = list(cards(played & ~s.hand1)), list(cards(played & ~s.hand2))
         if any(self._leaves(w, len(mine) - w - t, t, s.pot, s.diff)
-               for w, t in _trick_counts(mine, theirs)):
+               for w, t in trick_counts(mine, theirs)):
             return None
         return (f"pot={s.pot} diff={s.diff} cannot happen when player 1 played "
                 f"{format_cards(mine)} and player 2 {format_cards(theirs)}")
@@ -206,35 +207,6 @@ Example: three tricks into a 6-card game, player 1 one trick ahead
                                          self.ties == "carry")
         sizes = np.full(len(keys), k, np.int64)
         return Expansion(keys, sizes, sizes.copy(), row, col, succ, weight)
-
-
-def _trick_counts(mine: list[int], theirs: list[int]) -> set[tuple[int, int]]:
-    """Return every (tricks won, tricks tied) of player 1 over the pairings of two
-    equally long lists of played cards.
-
-    Cards are visited by value; a card waits for a higher one of the other player (a
-    trick it loses), or takes a waiting lower one (a trick it wins), or ties its equal.
-
-    >>> sorted(_trick_counts([2, 4], [1, 3]))
-    [(1, 0), (2, 0)]
-    """
-    states = {(0, 0, 0, 0)}  # waiting cards of player 1, of player 2, won, tied
-    for card in range(1, max(mine + theirs, default=0) + 1):
-        has1, has2 = card in mine, card in theirs
-        if has1 or has2:
-            states = {new for state in states for new in _visit(state, has1, has2)}
-    return {(won, tied) for wait1, wait2, won, tied in states if not wait1 and not wait2}
-
-
-def _visit(state: tuple[int, int, int, int], has1: bool,
-           has2: bool) -> list[tuple[int, int, int, int]]:
-    """The states after the played cards of one value (see ``_trick_counts``)."""
-    wait1, wait2, won, tied = state
-    moves1 = [(1, 0, 0)] + ([(0, -1, 1)] if wait2 else []) if has1 else [(0, 0, 0)]
-    moves2 = [(0, 1)] + ([(-1, 0)] if wait1 else []) if has2 else [(0, 0)]
-    after = [(wait1 + a1 + b1, wait2 + a2 + b2, won + w, tied)
-             for a1, a2, w in moves1 for b1, b2 in moves2]
-    return after + ([(wait1, wait2, won, tied + 1)] if has1 and has2 else [])
 
 
 def _tricks_at_stake(s: JujitsuState) -> int:

@@ -285,6 +285,21 @@ def test_a_link_to_a_position_that_cannot_be_keeps_it_in_the_box_to_mend(
     assert page.text("error") == "" and page.driver.find_element("id", "summary").is_displayed()
 
 
+def test_a_position_no_play_reaches_is_shown_with_why(page: Page, shots: Path) -> None:
+    """A point-difference file answers any score (it is not in the key): a score the
+    cards played cannot give was shown as if it could be."""
+    odd = ("hand1=2,3,4,5,6,7,8,9,10,11,12,13 hand2=1,3,4,5,6,7,8,9,10,11,12,13 "
+           "prizes=1,2,4,5,6,7,8,9,10,11,12 prize=13 diff=1")
+    page.open(BOOK, odd.replace(" ", "%20"))
+    note = page.driver.find_element("id", "unreachable")
+    assert note.is_displayed() and page.text("unreachable") == (
+        "No play reaches this position: diff=1 cannot happen when player 1 played 1 and "
+        "player 2 2 for the prizes 3. The value is that of the position as written.")
+    page.driver.save_screenshot(str(shots / "unreachable.png"))
+    page.open(BOOK, odd.replace(" ", "%20").replace("diff=1", "diff=-3"))
+    assert not page.driver.find_element("id", "unreachable").is_displayed()
+
+
 def test_bids_never_played_fold_into_one_row_until_asked(page: Page, server: Server, shots: Path) -> None:
     page.open(OZ)
     shown = server.get("api/show", db=OZ, position="start").body

@@ -43,6 +43,7 @@ from gamedb.games.base import (
 from gamedb.games.goofspiel.keys import _canonical, _expand, _layout, _raw_layout
 from gamedb.games.source import LayerSource
 from gamedb.games.layout import KeyLayout
+from gamedb.games.pairings import carried_rounds, prize_splits, trick_counts
 from gamedb.games.text import (format_cards, parse_cards, parse_fields, parse_int, require_fields,
                                with_defaults)
 
@@ -312,6 +313,59 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
         if pot < 0 or (self.ties == "discard" and pot) or abs(diff) + pot > played:
             raise GameError(f"{written} cannot happen after {played} points "
                             f"were played with ties={self.ties}")
+
+    def unreachable(self, s: GoofspielState) -> str | None:
+        """Return why no order of the played cards and prizes leads to ``s``, or None.
+
+        The played cards pair up in some order, each pairing winning, tying and losing
+        some rounds (``pairings.trick_counts``); ``s`` is reachable exactly when one of
+        those counts can also leave its diff and pot with the prizes played
+        (``_round_counts``).
+        """
+        everything = full(self.num_cards)
+        mine, theirs = list(cards(everything & ~s.hand1)), list(cards(everything & ~s.hand2))
+        played = [p for p in cards(everything & ~s.prizes) if p != s.prize]
+        carry = self.ties == "carry"
+        if carry and not s.hand1 and s.pot:
+            return f"pot={s.pot} cannot happen at the end: a pot left then goes to nobody"
+        if self._round_counts(played, s.pot, s.diff, bool(s.hand1)) & trick_counts(mine, theirs):
+            return None
+        written = f"pot={s.pot} " if carry else ""
+        return (f"{written}diff={s.diff} cannot happen when player 1 played "
+                f"{format_cards(mine)} and player 2 {format_cards(theirs)} for the prizes "
+                f"{format_cards(played)}")
+
+    def _round_counts(self, played: list[int], pot: int, diff: int,
+                      going_on: bool) -> set[tuple[int, int]]:
+        """Return every (rounds won, rounds tied) of player 1 that can leave ``diff`` and
+        ``pot`` after these prizes (a pot at the end goes to nobody: any is left then).
+
+        Any played card can have met any played prize: the rounds' cards can come in
+        any order. With ``ties=discard`` that is a split of the prizes into won, lost and
+        tied ones (``pairings.prize_splits``). With ``carry`` a tied prize goes to the
+        winner of the next round that is not tied, or stays in the pot when only ties
+        follow: in a random order, any tied prize can precede any round, so a player who
+        took any prizes won at least one round and at most one per prize; in a fixed
+        order, the rounds are played out (``pairings.carried_rounds``).
+        """
+        bit, rounds = diff + sum(played), len(played)
+        if self.ties == "carry" and self.points_order != "random":
+            dealt = sorted(played, reverse=self.points_order == "descending")
+            return {(won, tied) for (won, _, tied, carried), differences
+                    in carried_rounds(dealt).items()
+                    if (carried == pot or not going_on) and bit >= 0 and differences >> bit & 1}
+        counts = set()
+        heap_points = pot if self.ties == "carry" and going_on else None
+        for (one, two, heap), differences in prize_splits(played, heap_points).items():
+            if bit < 0 or not differences >> bit & 1:
+                continue
+            if self.ties == "discard":
+                counts.add((one, heap))
+                continue
+            for won in range(min(one, 1), one + 1):
+                for lost in range(min(two, 1), two + 1):
+                    counts.add((won, rounds - won - lost))
+        return counts
 
     # -- layer face ------------------------------------------------------------------
 

@@ -130,6 +130,10 @@ function render() {
   bar.style.left = shown.value >= 0 ? "50%" : `${50 - width}%`;
   bar.className = shown.value >= 0 ? "good" : "bad";
   $("status").textContent = statusText(shown);
+  const odd = $("unreachable");  // e.g. a score the cards played cannot give
+  odd.hidden = !shown.unreachable;
+  odd.textContent = shown.unreachable ? `No play reaches this position: ${shown.unreachable}. ` +
+    "The value is that of the position as written." : "";
   renderCrumbs();
   const picture = drawPosition(shown);  // board.js
   if (picture) wireDrawing(picture);
