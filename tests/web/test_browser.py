@@ -241,6 +241,35 @@ def test_every_file_fits_the_screen_at_phone_and_desktop_width(
         page.driver.set_window_size(1280, 1000)
 
 
+_TOPS = """return Array.from(document.querySelectorAll(arguments[0]),
+    (e) => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2))"""
+_WORD_AND_FIRST_CARD = """return Array.from(document.querySelectorAll('#board .prizes .what'), (w) => {
+    const a = w.getBoundingClientRect(), b = w.nextElementSibling.getBoundingClientRect();
+    return [w.textContent, b.top <= a.top + a.height / 2 && a.top + a.height / 2 <= b.bottom];
+})"""
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (700, 800), (1000, 800), (1280, 800)])
+def test_the_position_box_keeps_its_buttons_and_each_word_its_cards(
+        page: Page, shots: Path, width: int, height: int) -> None:
+    """"Start" wrapped to a row of its own when the file's name was long; on a phone
+    the prizes' row broke after "left", its cards on the next line."""
+    page.driver.set_window_size(width, height)
+    try:
+        for name in [J8, BOOK, G7]:
+            page.open(name)
+            tops = page.driver.execute_script(_TOPS, "#position, #go, #start")
+            assert max(tops) - min(tops) <= 2, (name, width, tops)
+        page.open(BOOK, "hand1=2,3,4,5,6,7,8,9,10,11,12,13%20hand2=1,3,4,5,6,7,8,9,10,11,12,13"
+                        "%20prizes=1,2,4,5,6,7,8,9,10,11,12%20prize=13%20diff=-3")
+        page.driver.save_screenshot(str(shots / f"prizes-{width}.png"))
+        kept = page.driver.execute_script(_WORD_AND_FIRST_CARD)
+        assert [word for word, _ in kept] == ["prize", "left", "taken"]
+        assert all(together for _, together in kept), (width, kept)
+    finally:
+        page.driver.set_window_size(1280, 1000)
+
+
 def test_back_and_forward_walk_the_line_and_the_address_is_the_position(page: Page, server: Server) -> None:
     page.open(J8)
     start = page.text("where-text")

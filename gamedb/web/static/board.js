@@ -105,17 +105,19 @@ function drawCards(fields, params, shown) {
     const left = numbers(fields.prizes);
     const prize = fields.prize ? Number(fields.prize) : null;
     const taken = range(n).filter((c) => !left.includes(c) && c !== prize);
-    const middle = el("div", "cards prizes");
-    middle.append(el("span", "what", "prize"));
     const table = el("span", "card prize", prize === null ? "?" : String(prize));
     table.title = prize === null ? "the prize is drawn next" : "the prize on the table";
-    middle.append(table);
-    middle.append(el("span", "what", "left"));
-    for (const c of left) middle.append(el("span", "card small", String(c)));
-    if (!left.length) middle.append(el("span", "none", "none"));
-    middle.append(el("span", "what", "taken"));
-    for (const c of taken) middle.append(el("span", "card small gone", String(c)));
-    if (!taken.length) middle.append(el("span", "none", "none"));
+    // each word with its cards: a narrow screen breaks the row between them, not after
+    // a word (a group wider than the screen still wraps inside itself)
+    const group = (word, cards) => {
+      const part = el("span", "group");
+      part.append(el("span", "what", word), ...(cards.length ? cards : [el("span", "none", "none")]));
+      return part;
+    };
+    const middle = el("div", "cards prizes");
+    middle.append(group("prize", [table]),
+                  group("left", left.map((c) => el("span", "card small", String(c)))),
+                  group("taken", taken.map((c) => el("span", "card small gone", String(c)))));
     box.append(middle);
   }
   box.append(cardRow("player 2", hand2, "p2", range(n).filter((c) => !hand2.includes(c)),
