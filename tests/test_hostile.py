@@ -214,6 +214,17 @@ def test_show_start_on_a_file_whose_spec_was_changed_is_damage(
     assert digest(path) == before
 
 
+def test_show_of_any_position_on_a_file_whose_spec_was_changed_is_damage(
+        built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Only ``start`` was said to be damage: another position said "not in DB; try
+    gamedb solve", as if the file were fine. A complete file without its start is
+    damaged whatever position is asked."""
+    path = _tampered(built, tmp_path, *_SPEC_CHANGED)
+    line = fails("show", str(path), "coins1=8 coins2=8 pos=1",
+                 message=f"{path}: its start position coins1=9 coins2=9 pos=0 is not stored")
+    assert "damaged" in line and "gamedb solve" not in line
+
+
 def test_the_untampered_file_is_sound(built, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     result = run("verify", str(_tampered(built, tmp_path)))
     assert result.exit_code == 0 and "sound" in result.stdout, result.output

@@ -94,7 +94,10 @@ def show(db_path: Path, position: str, as_json: bool) -> None:
         try:
             shown = show_json(db, position)
         except NotSolved as exc:  # e.g. a position no play reaches: solve it on its own
-            if position.strip() == "start" and db.meta.get("status") == "complete":
+            # a complete file always holds its start: without it, it is damaged (its
+            # spec in meta changed), whatever position was asked
+            if db.meta.get("status") == "complete" and (
+                    position.strip() == "start" or db.get("start") is None):
                 start = db.game.format_position(db.game.parse_position("start"))
                 raise DamagedFile(db.path, f"its start position {start} is not stored, yet "
                                   "the file is complete: its spec in meta or its rows "
