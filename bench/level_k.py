@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gamedb.builder import build
 from gamedb.games import load_game
-from gamedb.play.agents import Highest, LevelK, Lowest, Uniform
+from gamedb.play.agents import Highest, Lowest, Uniform
 from gamedb.play.equilibrium import Equilibrium
 from gamedb.play.evaluate import evaluate, exploitability
 from gamedb.play.level_k import level_k_table

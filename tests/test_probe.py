@@ -53,7 +53,7 @@ def test_jujitsu_key_matches_the_game_on_every_reachable_position(spec: str) -> 
 
 def test_probe_jujitsu_answers_like_open_db_on_every_position(built) -> None:
     spec = "jujitsu(num_cards=5)"
-    path, game = built(spec), load_game(spec)
+    path = built(spec)
     with open_db(path) as db, GameFile(path) as book:
         for state in _reachable(spec):
             expected = db.probe(state)

@@ -13,7 +13,7 @@ from gamedb.cli._common import cli, progress_bar, signed, table, user_errors
 
 if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
     from gamedb.games.base import Game
-    from gamedb.store import DBInfo, Entry
+    from gamedb.store import DBInfo
 
 
 @cli.command()

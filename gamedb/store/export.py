@@ -90,7 +90,7 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
         QueryError: SQLite refused the statement, e.g. any write, or it ran too long.
     """
     deadline = _Deadline(seconds)
-    prepare = None
+    prepare: Callable[[sqlite3.Connection], None] | None = None
     if pages:
         summary = None if params else rewrite(sql)
         statement = sql
@@ -102,7 +102,7 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
             if on_progress is not None:
                 on_progress(done, total)
 
-        def prepare(conn: sqlite3.Connection) -> None:
+        def with_pages(conn: sqlite3.Connection) -> None:
             try:
                 if summary is not None:
                     # SQLite's own word on a statement it refuses, not on the summary's
@@ -117,6 +117,8 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
                     raise
                 _interrupted(exc, path, deadline)
                 raise _refused(exc, path) from None
+
+        prepare = with_pages
     conn = _readonly(Path(path), prepare)
     # no cell bigger than this: randomblob(1000000000) ended in a MemoryError
     if (setlimit := getattr(conn, "setlimit", None)) is not None:  # Python 3.11+

@@ -11,7 +11,7 @@ import pytest
 from gamedb.builder import build
 from gamedb.games import load_game
 from gamedb.games.goofspiel.scores import WORD_BITS
-from gamedb.games.goofspiel.winloss import COUNTED, MAX_CARDS, Dense, WinLossIndex, radius
+from gamedb.games.goofspiel.winloss import COUNTED, MAX_CARDS, Dense, WinLossIndex
 from gamedb.solver.backward import enumerate_layers
 from gamedb.solver.matrix_game import solve_games
 from gamedb.verify import verify

@@ -13,8 +13,6 @@ The 4-card random runs take ~20 s each (marked slow).
 
 from __future__ import annotations
 
-
-import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")

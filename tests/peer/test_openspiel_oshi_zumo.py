@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 
 from gamedb.games import load_game

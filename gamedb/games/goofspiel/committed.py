@@ -30,8 +30,7 @@ import numpy.typing as npt
 
 from gamedb.bits import Mask, cards, full
 from gamedb.games.base import (
-    LAYER_SHIFT, TERMINAL, Canonical, Capabilities, Distribution, Expansion, Game, GameError,
-    Keys, format_spec, shown,
+    TERMINAL, Canonical, Capabilities, Distribution, Expansion, Game, GameError, Keys, shown,
 )
 from gamedb.games.goofspiel import Goofspiel
 from gamedb.games.layout import Field, KeyLayout
