@@ -205,7 +205,8 @@ class Dask:
         than ``--workers 2``; BENCHMARKS.md). No memory limit: a worker in this process
         must never spill or pause on the builder's memory. No work stealing (there is one
         worker) and no statistical profiler sampling the threads every 10 ms (no
-        dashboard shows it): 1-2% of an 11-card build."""
+        dashboard shows it): 1-2% of an 11-card build. No dashboard (where bokeh is
+        installed, one started on a random port nobody was told of: 0.28 s to start)."""
         distributed = _distributed()
         _quiet_client_logs()  # the scheduler runs here: a Ctrl-C mid-task said nothing else
         cluster = None
@@ -214,7 +215,7 @@ class Dask:
             with interrupts_deferred(), _dask_config(LOCAL_SETTINGS):
                 cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=count,
                                                    processes=False, memory_limit=0,
-                                                   dashboard_address=":0",
+                                                   dashboard_address=None,
                                                    silence_logs=logging.CRITICAL)
             return cls(distributed.Client(cluster, set_as_default=False), cluster)
         except BaseException:
