@@ -49,10 +49,13 @@ def subsets(n: int, size: int) -> Iterator[int]:
 def goofspiel_positions(game: Any) -> Iterator[GoofspielState]:
     """Every position within ``parse_position``'s bounds (hands, prizes, pot, diff)."""
     n = game.num_cards
-    for k in range(n + 1):
+    rounds = getattr(game, "rounds", 0) or n
+    low = n - rounds  # cards nobody holds (``rounds``)
+    for k in range(rounds + 1):
         played = n * (n + 1) // 2
-        for h1, h2 in itertools.product(list(subsets(n, k)), repeat=2):
-            for left in subsets(n, k):
+        hands = [h << low for h in subsets(rounds, k)]
+        for h1, h2 in itertools.product(hands, repeat=2):
+            for left in subsets(n, low + k):
                 on_table = [0] if game.points_order == "random" or not k else []
                 for prize in [*on_table, *(c for c in range(1, n + 1) if left >> (c - 1) & 1)]:
                     prizes = left & ~(1 << (prize - 1)) if prize else left
@@ -81,6 +84,8 @@ def _next_in_order(game: Any, left: int, prize: int) -> bool:
     "goofspiel(num_cards=4,ties=carry,returns_type=point_difference,points_order=descending)",
     "goofspiel(num_cards=4,ties=carry,points_order=ascending)",
     "goofspiel(num_cards=4,points_order=descending)",
+    "goofspiel(num_cards=5,rounds=3,returns_type=point_difference)",
+    "goofspiel(num_cards=5,rounds=3,ties=carry,returns_type=point_difference)",
 ])
 def test_goofspiel_names_exactly_the_positions_play_does_not_reach(spec: str) -> None:
     game = load_game(spec)

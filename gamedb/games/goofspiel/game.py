@@ -322,10 +322,12 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
         those counts can also leave its diff and pot with the prizes played
         (``_round_counts``).
         """
-        everything = full(self.num_cards)
-        mine, theirs = list(cards(everything & ~s.hand1)), list(cards(everything & ~s.hand2))
-        played = [p for p in cards(everything & ~s.prizes) if p != s.prize]
+        dealt = self._dealt()
+        mine, theirs = list(cards(dealt & ~s.hand1)), list(cards(dealt & ~s.hand2))
+        played = [p for p in cards(full(self.num_cards) & ~s.prizes) if p != s.prize]
         carry = self.ties == "carry"
+        if not s.hand1 and s.prize:  # ``rounds``: the prizes never revealed stay left
+            return f"prize={s.prize} cannot be on the table once the hands are empty"
         if carry and not s.hand1 and s.pot:
             return f"pot={s.pot} cannot happen at the end: a pot left then goes to nobody"
         if self._round_counts(played, s.pot, s.diff, bool(s.hand1)) & trick_counts(mine, theirs):
@@ -334,6 +336,10 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
         return (f"{written}diff={s.diff} cannot happen when player 1 played "
                 f"{format_cards(mine)} and player 2 {format_cards(theirs)} for the prizes "
                 f"{format_cards(played)}")
+
+    def _dealt(self) -> Mask:
+        """Return the cards each player holds at the start."""
+        return full(self.num_cards)
 
     def _round_counts(self, played: list[int], pot: int, diff: int,
                       going_on: bool) -> set[tuple[int, int]]:

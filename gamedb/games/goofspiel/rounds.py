@@ -82,6 +82,10 @@ class GoofspielRounds(Goofspiel):
             return [(1.0, GoofspielState(h1, h2, s.prizes, 0, 0, diff))]
         return self._reveal(h1, h2, s.prizes, pot, diff)
 
+    def _dealt(self) -> Mask:
+        """Return the ``rounds`` highest cards, each player's hand at the start."""
+        return top_cards(self.num_cards, self.rounds)
+
     def value(self, s: GoofspielState) -> float | None:
         """Return player 1's payoff at the end or once decided, None before."""
         if not s.hand1:
