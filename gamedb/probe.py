@@ -67,6 +67,10 @@ _JUJITSU_POT_BITS = 5
 _JUJITSU_DIFF_OFFSET = 32
 
 
+#: What the ``positions`` view decodes (``gamedb/store/views.py``): the row layers.
+_VIEW_SOURCE = "SELECT key, layer, value, gap FROM states"
+
+
 class NotStored(KeyError):
     """The key is not in the file (not a canonical key, or an unfinished build)."""
 
@@ -237,7 +241,8 @@ class GameFile:
         """Return the position of a stored key, decoded: its text and fields by name.
 
         Reads the file's ``positions`` view (generated from the game's declared key
-        layout), so it decodes every family; canonical keys decode to their class's
+        layout; a key of a page layer through the view's own expressions), so it
+        decodes every family; canonical keys decode to their class's
         representative (ranks as cards, players maybe swapped).
 
         Raises:
@@ -249,10 +254,26 @@ class GameFile:
                                  f"positions view: run gamedb upgrade {self.path}")
         cursor = self._conn.execute("SELECT * FROM positions WHERE key = ?", (key,))
         row = cursor.fetchone()
+        if row is None and (key >> LAYER_SHIFT) in self._page_layers:
+            self.probe(key)  # NotStored if its page lacks it too
+            cursor = self._conn.execute(self._decoding(), (key, key >> LAYER_SHIFT))
+            row = cursor.fetchone()
         if row is None:
             raise NotStored(f"key {key} is not in {self.path.name}")
         names = [d[0] for d in cursor.description]
         return {n: v for n, v in zip(names, row) if n not in ("key", "value", "gap")}
+
+    def _decoding(self) -> str:
+        """The ``positions`` view's query, over one key given as (key, layer): the view
+        decodes the keys of the row layers (``states``); a page layer's are decoded by
+        the same expressions."""
+        found = self._conn.execute("SELECT sql FROM sqlite_master WHERE type = 'view' AND "
+                                   "name = 'positions'").fetchone()
+        query = str(found[0]).partition(" AS")[2] if found else ""
+        if _VIEW_SOURCE not in query:
+            raise UnreadableFile(f"{self.path.name}: its positions view is not gamedb's")
+        return query.replace(_VIEW_SOURCE, "SELECT ? AS key, ? AS layer, NULL AS value, "
+                                           "NULL AS gap")
 
     def get(self, key: int, default: Stored | None = None) -> Stored | None:
         """Like ``probe`` but return ``default`` for a key that is not stored."""

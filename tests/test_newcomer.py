@@ -4,9 +4,11 @@ exit 130 everywhere, and near-miss inputs get a hint instead of a misleading mes
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -194,7 +196,7 @@ def test_an_unquoted_position_gets_a_hint_to_quote_it(j4: Path, args: list[str])
      "pot=2 diff=0 cannot happen when player 1 played 1,4,5,6 and player 2 1,2,3,6"),
     ("jujitsu(num_cards=5,ties=discard)", "hand1=1,2 hand2=4,5 pot=0 diff=-1",
      "pot=0 diff=-1 cannot happen when player 1 played 3,4,5 and player 2 1,2,3"),
-    ("goofspiel(num_cards=5,returns_type=point_difference)",
+    ("goofspiel(num_cards=5)",
      "hand1=2,3,4,5 hand2=1,3,4,5 prizes=2,4,5 prize=1 diff=1",
      "diff=1 cannot happen when player 1 played 1 and player 2 2 for the prizes 3: no play "
      "reaches this position; nothing is stored"),
@@ -206,6 +208,69 @@ def test_an_unquoted_position_gets_a_hint_to_quote_it(j4: Path, args: list[str])
 def test_key_refuses_a_position_no_play_reaches(spec: str, position: str, message: str) -> None:
     code, out, err = run("key", spec, position)
     assert code == 1 and out == "" and message in one_line(err)
+
+
+def test_values_only_with_strategies_from_is_a_usage_error(tmp_path: Path) -> None:
+    """Both were accepted: the file stored no strategy and recorded strategies_from=3."""
+    code, _, err = run("build", "jujitsu(num_cards=6)", "--db", str(tmp_path / "j.sqlite"),
+                       "--values-only", "--strategies-from", "3")
+    assert code == 2 and "give one of the two" in err and not (tmp_path / "j.sqlite").exists()
+
+
+def test_building_into_an_opening_book_is_refused_with_what_it_is(tmp_path: Path) -> None:
+    """``build SPEC --db BOOK`` said "already complete (1,632 states), nothing to do" of
+    a book holding a sliver of the game."""
+    from gamedb.builder import build
+
+    full, book = tmp_path / "j6.sqlite", tmp_path / "j6.book.sqlite"
+    build("jujitsu(num_cards=6)", full)
+    assert run("book", str(full), str(book), "--from-layer", "4")[0] == 0
+    before = book.read_bytes()
+    code, _, err = run("build", "jujitsu(num_cards=6)", "--db", str(book))
+    assert code == 1 and "is an opening book (layers 4 and up of a finished file)" in err
+    assert book.read_bytes() == before
+
+
+def test_a_float32_copy_shipped_as_float32_again_is_said_to_be_one(tmp_path: Path) -> None:
+    """It was refused as having "no values-only page layers", which it has, rounded."""
+    from gamedb.builder import build
+
+    exact, small = tmp_path / "g5.sqlite", tmp_path / "g5.f32.sqlite"
+    build("goofspiel(num_cards=5,returns_type=point_difference)", exact, pages_below=4,
+          strategies_from=4)
+    assert run("ship", str(exact), "--precision", "float32", "-o", str(small))[0] == 0
+    code, _, err = run("ship", str(small), "--precision", "float32", "-o",
+                       str(tmp_path / "again.sqlite"))
+    assert code == 1 and "is a float32 copy already" in err
+    assert not (tmp_path / "again.sqlite").exists()
+
+
+def test_match_and_evaluate_print_no_negative_zero(tmp_path: Path) -> None:
+    """``match ... highest random`` printed ``payoff          -0`` and ``evaluate
+    --json`` ``"vs_equilibrium": [0.0, -0.0]``."""
+    from gamedb.builder import build
+
+    path = tmp_path / "j6.sqlite"
+    build("jujitsu(num_cards=6)", path)
+    code, out, _ = run("match", str(path), "highest", "random")
+    assert code == 0 and "payoff" in out and " -0\n" not in out + "\n"
+    code, out, _ = run("evaluate", str(path), "equilibrium", "--json", "--quiet")
+    assert code == 0 and "-0.0," not in out and "-0.0]" not in out
+
+
+def test_key_gives_a_point_difference_key_whatever_the_score_with_a_note() -> None:
+    """``key`` refused a score no play gives as "nothing is stored" while ``show``
+    answered it: a point-difference key leaves the score out, so the file holds it."""
+    position = "hand1=2,3,4,5 hand2=1,3,4,5 prizes=2,4,5 prize=1"
+    spec = "goofspiel(num_cards=5,returns_type=point_difference)"
+    code, odd, _ = run("key", spec, f"{position} diff=1")
+    assert code == 0 and ("note             diff=1 cannot happen when player 1 played 1 and "
+                          "player 2 2 for the prizes 3: no play reaches this position") in odd
+    code, fine, _ = run("key", spec, f"{position} diff=-3")
+    assert code == 0 and "note" not in fine
+    assert odd.splitlines()[2] == fine.splitlines()[2]  # the same key
+    code, out, _ = run("key", spec, f"{position} diff=1", "--json")
+    assert code == 0 and json.loads(out)["unreachable"].startswith("diff=1 cannot happen")
 
 
 @pytest.mark.parametrize("num_cards, ties", [(4, "carry"), (5, "discard")])
@@ -331,6 +396,35 @@ def unfinished_pages(tmp_path: Path) -> Path:
         conn.execute("""UPDATE meta SET value = '"building"' WHERE name = 'status'""")
         conn.execute("DELETE FROM meta WHERE name IN ('root_value', 'states', 'root_keys')")
     return path
+
+
+@pytest.mark.parametrize("command", [
+    ["match", "{db}", "equilibrium", "random", "--games", "3"],
+    ["tournament", "{db}", "--agents", "equilibrium,random", "--simulate", "--games", "2"],
+    ["play", "{db}", "--seed", "1"],
+])
+def test_play_on_a_big_unfinished_file_is_refused_up_front_not_a_silent_hang(
+        tmp_path: Path, command: list[str]) -> None:
+    """A 7-card build stopped after its first layers: ``match``, ``tournament
+    --simulate`` and ``play`` went silent for minutes, solving every position the file
+    lacked on the fly (the start first); the cost check took the file for a finished
+    one. The positions to solve now count, and past 5 minutes it refuses."""
+    from gamedb.builder import build
+
+    path = tmp_path / "g7.sqlite"
+    build("goofspiel(num_cards=7)", path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM states WHERE layer >= 4")
+        conn.execute("DELETE FROM pages WHERE layer >= 4")
+        conn.execute("UPDATE layers SET done = 0, max_gap = 0 WHERE layer >= 4")
+        conn.execute("""UPDATE meta SET value = '"building"' WHERE name = 'status'""")
+        conn.execute("DELETE FROM meta WHERE name IN ('root_value', 'states', 'root_keys')")
+    start = time.perf_counter()
+    code, _, err = run(*[part.format(db=path) for part in command])
+    line = one_line(err)
+    assert code == 1 and "refused beyond 5.0 min" in line, line
+    assert "the build is not finished" in line and "run the same build command" in line
+    assert time.perf_counter() - start < 30
 
 
 def test_match_and_play_on_an_unfinished_page_file_solve_what_it_lacks(

@@ -145,7 +145,8 @@ def test_export_writes_a_file_with_the_usual_permissions(j4: Path, tmp_path: Pat
         kept.write_text("old\n")
         kept.chmod(0o640)
         for output in (new, kept):
-            assert _run("export", str(j4), "--output", str(output), "--quiet")[0] == 0
+            assert _run("export", str(j4), "--output", str(output), "--quiet",
+                        "--force")[0] == 0
     finally:
         os.umask(old)
     assert (new.stat().st_mode & 0o777, kept.stat().st_mode & 0o777) == (0o644, 0o640)

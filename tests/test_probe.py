@@ -17,6 +17,7 @@ from gamedb import probe
 from gamedb.bits import cards
 from gamedb.cli import cli
 from gamedb.games import load_game
+from gamedb.games.base import LAYER_SHIFT
 from gamedb.probe import GameFile, NotStored, UnreadableFile, jujitsu_key
 from gamedb.store import open_db
 from gamedb.store.schema import SCHEMA_REVISION
@@ -97,6 +98,30 @@ def test_probe_decodes_every_family_like_the_game(built, spec: str, canonical: b
             assert book.probe(key).key == key
         with pytest.raises(NotStored):
             book.position(12345)
+
+
+@pytest.mark.parametrize("options", [dict(page_min=100, page_size=64),  # keyed pages
+                                     dict(pages_below=4, strategies_from=4)])  # values only
+def test_probe_decodes_a_key_of_a_page_layer(tmp_path: Path, options: dict[str, int]) -> None:
+    """``position(key)`` read the ``positions`` view, which holds the row layers only:
+    a key ``probe`` found in a page layer was "not in" the file."""
+    from gamedb.builder import build
+
+    spec = "goofspiel(num_cards=5,returns_type=point_difference)"
+    game, path = load_game(spec), tmp_path / "g5.sqlite"
+    build(spec, path, **options)  # type: ignore[arg-type]
+    with open_db(path) as db:
+        paged = [layer for layer in db.stored_layers() if layer in db.pages.layers]
+        keys = [int(key) for layer in paged
+                for rows in db.layer_rows(layer, strategies=False) for key in rows.keys]
+    assert paged and keys
+    with GameFile(path) as book:
+        for key in keys:
+            position = book.position(key)
+            assert position["position"] == game.format_position(game.decode(key))
+            assert position["layer"] == key >> LAYER_SHIFT
+        with pytest.raises(NotStored):
+            book.position(keys[0] + 1 if keys[0] + 1 not in keys else 12345)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name.split("_")[0])

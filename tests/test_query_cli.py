@@ -117,6 +117,40 @@ def test_export_csv_to_a_file_has_one_row_per_strategy_entry(built, tmp_path: Pa
     assert all(row["bid"] == row["action"] for row in rows)
 
 
+def test_export_csv_keeps_positions_without_strategies_on_a_row_of_their_own(
+        tmp_path: Path) -> None:
+    """A values-only file (or layers below --strategies-from) exported as CSV said
+    "298 positions" and wrote the header alone: a position's rows were its strategy
+    entries, and it had none. It now has one row, its action columns empty."""
+    from gamedb.builder import build
+
+    db = tmp_path / "v.sqlite"
+    build("jujitsu(num_cards=6)", db, values_only=True)
+    target = tmp_path / "v.csv"
+    code, out, _ = run("export", str(db), "--format", "csv", "--output", str(target), "--quiet")
+    rows = list(csv.DictReader(target.open()))
+    with sqlite3.connect(db) as conn:
+        count = conn.execute("SELECT count(*) FROM states").fetchone()[0]
+    assert code == 0 and f"{count:,} positions" in out and len(rows) == count
+    assert {(row["player"], row["action"], row["card"], row["prob"]) for row in rows} == {
+        ("", "", "", "")}
+    assert len({row["key"] for row in rows}) == count
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+def test_export_refuses_to_replace_a_file_that_exists(built, tmp_path: Path, fmt: str) -> None:
+    """``export -o`` replaced any file, another database too (``book`` and ``ship``
+    refuse an output that exists)."""
+    db = built("jujitsu(num_cards=4)")
+    victim = tmp_path / "victim.sqlite"
+    shutil.copy(db, victim)
+    before = victim.read_bytes()
+    code, out, err = run("export", str(db), "--format", fmt, "--output", str(victim), "--quiet")
+    assert code == 1 and out == "" and "victim.sqlite exists" in err
+    assert victim.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == [
+        "victim.sqlite"]
+
+
 def test_ship_finalises_a_file_and_prints_its_checksum(built, tmp_path: Path) -> None:
     db = tmp_path / "j4.shipped.sqlite"
     shutil.copy(built("jujitsu(num_cards=4)"), db)
@@ -155,8 +189,8 @@ def test_a_failed_export_leaves_the_existing_output_byte_identical(built, tmp_pa
         conn.close()
     target = tmp_path / "keep.csv"
     target.write_bytes(b"precious,data\n1,2\n")
-    code, _, err = run("export", str(db), "--output", str(target), "--quiet")
-    assert code == 1 and len(err.strip().splitlines()) == 1
+    code, _, err = run("export", str(db), "--output", str(target), "--quiet", "--force")
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "exists" not in err
     assert target.read_bytes() == b"precious,data\n1,2\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.sqlite", "keep.csv"]
 
@@ -164,7 +198,8 @@ def test_a_failed_export_leaves_the_existing_output_byte_identical(built, tmp_pa
 def test_export_replaces_the_output_only_when_done(built, tmp_path: Path) -> None:
     target = tmp_path / "out.jsonl"
     target.write_text("old\n")
-    code, _, _ = run("export", str(built("jujitsu(num_cards=4)")), "-o", str(target), "--quiet")
+    code, _, _ = run("export", str(built("jujitsu(num_cards=4)")), "-o", str(target), "--quiet",
+                     "--force")
     assert code == 0 and target.read_text().count("\n") == 32
     assert [p.name for p in tmp_path.iterdir()] == ["out.jsonl"]
 

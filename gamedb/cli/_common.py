@@ -281,8 +281,22 @@ def progress_bar(quiet: bool, unit: str, *, warm_up: bool = False) -> Iterator[_
 
 
 def vars_of(obj: Any) -> dict[str, Any]:
-    """Return a slotted dataclass as a dict."""
-    return {name: getattr(obj, name) for name in obj.__slots__}
+    """Return a slotted dataclass as a dict for JSON (no -0.0: a draw seen from the
+    other side, e.g. ``evaluate``'s ``vs_equilibrium``, is 0.0).
+
+    >>> from gamedb.play.score import AgentScore
+    >>> vars_of(AgentScore("a", "s", 0.0, (0.0, -0.0), (0.0, 0.0), 0.0, 1.0))["vs_equilibrium"]
+    (0.0, 0.0)
+    """
+    return {name: _unsigned_zero(getattr(obj, name)) for name in obj.__slots__}
+
+
+def _unsigned_zero(value: Any) -> Any:
+    if isinstance(value, float):
+        return value + 0.0  # -0.0 + 0.0 is 0.0; every other float is itself
+    if isinstance(value, tuple):
+        return tuple(_unsigned_zero(v) for v in value)
+    return value
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -163,8 +163,11 @@ def tournament(target: str, agents: str, lengths: str, db_path: Path | None, sim
               help="Your seat: player 1 or 2.")
 @click.option("--seed", type=click.IntRange(min=0),
               help="Seed of the chance draws and the equilibrium's moves.")
+@click.option("--force", is_flag=True,
+              help="Play a file still being built even where solving the positions it "
+                   "lacks is estimated past 5 minutes (refused otherwise).")
 @user_errors
-def play(db_path: Path, seat: int, seed: int | None) -> None:
+def play(db_path: Path, seat: int, seed: int | None, force: bool) -> None:
     """Play against the equilibrium in the terminal (moves from stdin, so scripts work).
 
     Type a card or bid; 'explain' or '?' shows the equilibrium's mixed strategy at the
@@ -179,6 +182,9 @@ def play(db_path: Path, seat: int, seed: int | None) -> None:
     from gamedb.store import open_db
 
     with open_db(db_path) as db:
+        if db.unfinished():  # the equilibrium solves what the file lacks: say how long
+            _check_cost(db.game, [("equilibrium", "random")], db, None, [], "", force,
+                        what="game against the equilibrium")
         play_session(db, _read_line, click.echo, seat=seat, seed=seed)
 
 
@@ -262,7 +268,7 @@ def _check_exact(game: Any, db: GameDB | None, pairs: list[tuple[Any, Any]], ins
 
 def _check_cost(game: Any, named: list[tuple[str, str]], db: GameDB | None,
                 games: int | None, pairs: list[tuple[Any, Any]], simulate: str,
-                force: bool) -> Cost:
+                force: bool, what: str = "") -> Cost:
     """Estimate the matches of the agents ``named`` (``pairs``: the agents themselves)
     and, unless ``force``, refuse work past ``gamedb.play.cost.LIMIT_SECONDS`` before it
     starts; ``simulate`` says how to play seeded games instead of exact ones."""
@@ -271,16 +277,20 @@ def _check_cost(game: Any, named: list[tuple[str, str]], db: GameDB | None,
 
     closed = games is None and all(applies(game, a, b) for a, b in pairs)  # closed forms
     stored = db.meta.get("states") if db is not None else None
-    cost = match_cost(game, named, has_file=db is not None, games=games, closed_form=closed,
-                      stored=stored if isinstance(stored, int) else None)
-    instead = ("build a file (gamedb build SPEC --db FILE) and give it with --db"
+    # the positions a file still being built lacks are solved on the fly, as without one
+    unfinished = db.unfinished() if db is not None else ""
+    cost = match_cost(game, named, has_file=db is not None and not unfinished, games=games,
+                      closed_form=closed, stored=stored if isinstance(stored, int) else None)
+    instead = (f"{db.path.name}: {unfinished}; run the same build command to resume it"
+               if cost.solved and db is not None else
+               "build a file (gamedb build SPEC --db FILE) and give it with --db"
                if cost.solved and db is None else
                "nest fewer equilibrium-vs: (each level solves the game once more)"
                if cost.answered else _BEST_RESPONSE_INSTEAD if cost.responses
                else "fewer --games" if games else simulate)
     if not force:
-        check_cost(cost, f"this {'match' if len(named) == 1 else 'tournament'} of "
-                   f"{game.spec}", instead)
+        what = what or ("match" if len(named) == 1 else "tournament")
+        check_cost(cost, f"this {what} of {game.spec}", instead)
     return cost
 
 
@@ -366,7 +376,9 @@ def _read_line(prompt: str) -> str | None:
 
 def _fmt(value: Any) -> str:
     if isinstance(value, float):
-        return "-" if math.isnan(value) else f"{value:.6f}".rstrip("0").rstrip(".")
+        if math.isnan(value):
+            return "-"
+        return f"{round(value, 6) + 0.0:.6f}".rstrip("0").rstrip(".")  # no "-0"
     return str(value)
 
 

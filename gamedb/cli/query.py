@@ -157,6 +157,7 @@ def _key_json(info: KeyInfo) -> dict[str, Any]:
     return {"spec": info.spec, "position": info.position, "key": info.key,
             "layer": info.layer, "swapped": info.swapped,
             "stored_position": info.stored_position, "offset": info.offset,
+            "unreachable": info.unreachable,
             "players": {str(p): {"stored_player": info.stored_player[p],
                                  "actions": {str(a): label for a, label in info.actions[p].items()}}
                         for p in (1, 2)}}
@@ -165,7 +166,10 @@ def _key_json(info: KeyInfo) -> dict[str, Any]:
 def _key_table(info: KeyInfo) -> str:
     head = [info.spec, f"position         {info.position}", f"key              {info.key}",
             f"layer            {info.layer}", f"swapped          {'yes' if info.swapped else 'no'}",
-            f"stored position  {info.stored_position}", ""]
+            f"stored position  {info.stored_position}",
+            *([f"note             {info.unreachable}: no play reaches this position; its "
+               "cards are stored under this key (the score is not part of it)"]
+              if info.unreachable else []), ""]
     rows = [(str(p), str(info.stored_player[p]), info.names.get(p, {}).get(a, str(a)), str(label))
             for p in (1, 2) for a, label in info.actions[p].items()]
     return "\n".join(head) + table(("player", "stored player", "real", "stored"), rows)
@@ -177,13 +181,18 @@ def _key_table(info: KeyInfo) -> str:
               show_default=True, help="CSV: one row per position, player and action.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write to this file (default: standard output).")
+@click.option("--force", is_flag=True,
+              help="Replace --output if it exists (once the export is complete).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @user_errors
-def export_command(db_path: Path, fmt: str, output: Path | None, quiet: bool) -> None:
+def export_command(db_path: Path, fmt: str, output: Path | None, force: bool,
+                   quiet: bool) -> None:
     """Export every stored position, decoded, with its value and strategies.
 
     A position is the canonical representative of its class (ranks as cards, players
     maybe swapped); strategies are given in stored labels and as real actions of it.
+    CSV has a row per strategy entry, and one with empty action columns for a position
+    without stored strategies. An --output that exists is refused (--force replaces it).
 
     \b
     Example:
@@ -199,7 +208,8 @@ def export_command(db_path: Path, fmt: str, output: Path | None, quiet: bool) ->
                        "so far", err=True)
     if output is not None:
         with progress_bar(quiet, "positions") as on_progress:
-            count = export_to_file(db_path, output, fmt, on_progress=on_progress)
+            count = export_to_file(db_path, output, fmt, on_progress=on_progress,
+                                   replace=force)
         click.echo(f"{output}: {count:,} positions")
         return
     try:

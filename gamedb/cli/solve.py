@@ -138,6 +138,9 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
     if db_path is not None and not db_path.name:  # --db "": Path('') is the folder '.'
         raise click.BadParameter("an empty name; give the file to write, e.g. --db game.sqlite",
                                  param_hint="'--db'")
+    if values_only and strategies_from is not None:  # the file recorded both, silently
+        raise click.UsageError("--values-only stores no strategies and --strategies-from N "
+                               "stores them from layer N up: give one of the two")
     scheduler = cluster is not None and parse_address(cluster)[0] == "scheduler"
     if (cluster_workers or worker_memory) and not scheduler:
         raise click.UsageError(

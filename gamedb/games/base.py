@@ -157,6 +157,10 @@ class Capabilities:
     not the difference itself (``play.level_k``)."""
     axes: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     """Range (low, high) of each position field, for plot axes."""
+    score_in_key: bool = True
+    """False where the score is not part of the key but banked in ``Canonical.offset``
+    (Goofspiel's point difference): a position whose score no play gives is then stored
+    under the key of its cards (``gamedb key`` gives it, with why no play reaches it)."""
     impartial: bool = False
     """Both players have the same moves in every position (Nim, Hackenbush): the build
     stores every position's Sprague-Grundy value (``gamedb.solver.grundy``)."""

@@ -346,8 +346,10 @@ def export(path: str | Path, out: TextIO, fmt: str, *,
 
     Args:
         fmt: ``jsonl`` (one object per position) or ``csv`` (one row per position,
-            player and action with non-zero probability). An impartial family's file
-            adds each position's ``grundy`` (a field, a column after ``gap``).
+            player and action with non-zero probability; a position without stored
+            strategies, in a values-only layer, has one row with those columns empty).
+            An impartial family's file adds each position's ``grundy`` (a field, a
+            column after ``gap``).
     """
     with open_db(path) as db:
         noun, impartial = db.game.action_noun, db.game.capabilities.impartial
@@ -360,22 +362,26 @@ def export(path: str | Path, out: TextIO, fmt: str, *,
 
 
 def export_to_file(path: str | Path, output: str | Path, fmt: str, *,
-                   on_progress: Progress | None = None) -> int:
-    """Like ``export``, into the file ``output``, which is replaced only on success.
+                   on_progress: Progress | None = None, replace: bool = False) -> int:
+    """Like ``export``, into the new file ``output`` (``replace``: or over an existing
+    one, which is replaced only on success).
 
     The rows go to a temporary file next to ``output`` that is renamed over it once
     complete, so a damaged input or an interrupted export never touches an existing
     ``output``.
 
     Raises:
-        StoreError: ``output`` is the database ``path`` itself (under any name), or
-            its folder is missing or not writable.
+        StoreError: ``output`` exists (without ``replace``), is the database ``path``
+            itself (under any name), or its folder is missing or not writable.
     """
     output = Path(output)
     if output.name in ("", "..") or output.is_dir():  # Path("") is "."
         raise StoreError(f"cannot write {str(output)!r}: a folder, not a file; name the "
                          "file to write")
     refuse_own_database(output, path)
+    if not replace and output.exists():  # book and ship refuse one too
+        raise StoreError(f"{output} exists; choose a new file name, or give --force to "
+                         "replace it")
     if not output.parent.is_dir():
         raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} does not exist")
     handle, temp = _temporary_next_to(output)
@@ -428,11 +434,16 @@ def _write_csv(rows: Iterator[Exported], out: TextIO, noun: str, impartial: bool
     count = 0
     for row in rows:
         grundy = ["" if row.grundy is None else row.grundy] if impartial else []
+        entries = 0
         for player in (1, 2):
             real = {} if row.labels is None else row.labels[player]
             for action, prob in sorted(row.stored[player].items()):
                 writer.writerow([row.key, row.layer, row.position, row.value, row.gap, *grundy,
                                  player, action, real.get(action, ""), prob])
+                entries += 1
+        if not entries:  # no strategy stored (values only): the position on a row alone
+            writer.writerow([row.key, row.layer, row.position, row.value, row.gap, *grundy,
+                             "", "", "", ""])
         count += 1
     return count
 
@@ -457,6 +468,9 @@ class KeyInfo:
     """Real value = (-1 if swapped else 1) * stored value + offset."""
     names: dict[int, dict[int, str]] = field(default_factory=dict)
     """Real player -> each legal real action -> its name (``Game.action_name``)."""
+    unreachable: str | None = None
+    """Why no play reaches the position, where its key is stored all the same (a score
+    the cards cannot give, not part of the key: ``Capabilities.score_in_key``)."""
 
 
 def key_info(spec: str, position: str) -> KeyInfo:
@@ -482,14 +496,15 @@ def key_info(spec: str, position: str) -> KeyInfo:
         raise GameError(f"{game.format_position(state)}: a chance draw comes next; "
                         "give the drawn prize (prize=...)")
     why = game.unreachable(state)
-    if why is not None:
+    if why is not None and game.capabilities.score_in_key:
         raise GameError(f"{why}: no play reaches this position; nothing is stored")
     canon, legal = game.canonical(state), game.actions(state)
     return KeyInfo(game.spec, game.format_position(state), canon.key, canon.key >> LAYER_SHIFT,
                    canon.swapped, game.format_position(game.decode(canon.key)),
                    {p: {a: canon.actions[p - 1][a] for a in sorted(legal[p - 1])} for p in (1, 2)},
                    {p: canon.stored_player(p) for p in (1, 2)}, canon.offset,
-                   {p: {a: game.action_name(state, p, a) for a in legal[p - 1]} for p in (1, 2)})
+                   {p: {a: game.action_name(state, p, a) for a in legal[p - 1]} for p in (1, 2)},
+                   why)
 
 
 def copy_top_layers(source: str | Path, output: str | Path, from_layer: int,

@@ -95,6 +95,10 @@ def ship_float32(source: str | Path, output: str | Path, *,
     with open_db(source) as db:
         db.require_finished("ship it")
         layers = sorted(layer for layer, about in db.pages.layers.items() if about.codec == CODEC)
+        rounded = any(about.codec == FLOAT32 for about in db.pages.layers.values())
+    if not layers and rounded:
+        raise StoreError(f"{source} is a float32 copy already: its page layers hold float32 "
+                         "values; ship it as it is")
     if not layers:
         raise StoreError(f"{source} has no values-only page layers (gamedb build "
                          "--pages-below): its rows and keyed pages (with strategies) stay "

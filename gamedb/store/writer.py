@@ -458,6 +458,10 @@ def _checked_meta(path: Path, game: Game[Any]) -> dict[str, Any]:
             check_schema(conn, str(path))
             if meta["spec"] != game.spec:
                 raise SpecMismatch(f"{path} holds {meta['spec']}, not {game.spec}")
+            if (book := meta.get("book_from_layer")) is not None:  # was: "nothing to do"
+                raise SpecMismatch(f"{path} is an opening book (layers {book} and up of a "
+                                   "finished file): it is not built on; build the whole "
+                                   "game into a new file")
             check_tables(conn, path, game_for_meta(meta, path))
     finally:
         dispose(engine)

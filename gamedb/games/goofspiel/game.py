@@ -172,6 +172,7 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
             "card", round_points=_stake, prize_field="prize",
             independent_prizes=points_order == "random" and ties == "discard",
             cards=num_cards, win_loss=returns_type == "win_loss",
+            score_in_key=returns_type == "win_loss",
             axes={"prize": (1, num_cards), **({"pot": (0, total)} if ties == "carry" else {}),
                   **({"diff": (-total, total)} if returns_type == "win_loss" else {})},
             build_costs=_COSTS[returns_type])
