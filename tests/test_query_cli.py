@@ -151,6 +151,20 @@ def test_export_refuses_to_replace_a_file_that_exists(built, tmp_path: Path, fmt
         "victim.sqlite"]
 
 
+@pytest.mark.parametrize("query", ["   ", "-- just a comment", "/* nothing */"])
+def test_sql_without_a_statement_says_so(built, query: str) -> None:
+    """Blanks printed a blank line (exit 0); a comment was taken for an option ("No such
+    option '-- just a comment'")."""
+    code, out, err = run("sql", str(built("jujitsu(num_cards=4)")), query)
+    assert code == 1 and out == "" and "no SQL statement to run" in err
+
+
+def test_sql_may_start_with_a_comment(built) -> None:
+    code, out, _ = run("sql", str(built("jujitsu(num_cards=4)")),
+                       "-- how many\nSELECT count(*) AS n FROM states", "--json")
+    assert code == 0 and json.loads(out) == [{"n": 32}]
+
+
 def test_ship_finalises_a_file_and_prints_its_checksum(built, tmp_path: Path) -> None:
     db = tmp_path / "j4.shipped.sqlite"
     shutil.copy(built("jujitsu(num_cards=4)"), db)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # the library is imported inside the commands (fast --help)
     from gamedb.store.export import KeyInfo
 
 
-@cli.command()
+@cli.command(context_settings={"ignore_unknown_options": True})  # SQL may start "-- "
 @click.argument("db_path", metavar="DB", type=click.Path(path_type=Path))
 @click.argument("query", metavar="SQL")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of row objects.")

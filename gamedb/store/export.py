@@ -135,7 +135,10 @@ def run_query(path: str | Path, sql: str, params: tuple[Any, ...] = (), *,
         except sqlite3.Error as exc:
             _interrupted(exc, path, deadline)
             raise _refused(exc, path) from None
-        columns = [d[0] for d in cursor.description or ()]
+        if cursor.description is None:  # blanks or comments: a blank line said nothing
+            raise QueryError(f"{path}: no SQL statement to run (the text holds "
+                             "only blanks or comments)")
+        columns = [d[0] for d in cursor.description]
         rows = _rows(cursor, path, deadline)
         yield columns, rows
     finally:
