@@ -210,6 +210,22 @@ def test_key_refuses_a_position_no_play_reaches(spec: str, position: str, messag
     assert code == 1 and out == "" and message in one_line(err)
 
 
+def test_ctrl_c_at_plays_prompt_ends_the_prompts_line(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """In a terminal, ``play`` showed ``your card (...)> ^Cinterrupted``."""
+    import sys
+
+    from gamedb.cli.play import _read_line
+
+    def pressed() -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sys.stdin, "readline", pressed)
+    with pytest.raises(KeyboardInterrupt):
+        _read_line("your card> ")
+    assert capsys.readouterr().out == "your card> \n"
+
+
 def test_values_only_with_strategies_from_is_a_usage_error(tmp_path: Path) -> None:
     """Both were accepted: the file stored no strategy and recorded strategies_from=3."""
     code, _, err = run("build", "jujitsu(num_cards=6)", "--db", str(tmp_path / "j.sqlite"),

@@ -363,6 +363,9 @@ def _read_line(prompt: str) -> str | None:
     click.echo(prompt, nl=False)
     try:
         line = sys.stdin.readline()  # CliRunner swaps sys.stdin for scripted input
+    except KeyboardInterrupt:  # "interrupted" on a line of its own, not after the prompt
+        click.echo()
+        raise
     except UnicodeDecodeError as exc:  # a strict UTF-8 stdin (PYTHONIOENCODING=utf-8)
         click.echo()
         raise click.ClickException(f"standard input: byte {exc.object[exc.start]:#04x} is "
