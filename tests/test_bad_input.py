@@ -92,9 +92,14 @@ def test_truncated_or_corrupted_file(j6: Path, damage: str) -> None:
     data = j6.read_bytes()
     j6.write_bytes(data[: len(data) // 3] if damage == "truncate" else b"\xff" * len(data))
     before = digest(j6)
-    said = "j6.sqlite: " + ("database disk image is malformed (the file is damaged"
+    # one wording in every command (verify, export and ship added "or not a gamedb
+    # database" to a file that is one, cut short)
+    said = "j6.sqlite: " + ("database disk image is malformed (the file is damaged; "
+                            "rebuild it or restore a copy)"
                             if damage == "truncate" else "not a gamedb database")
     fails("verify", str(j6), message=said)
+    fails("export", str(j6), "--quiet", message=said)
+    fails("ship", str(j6), message=said)
     fails("show", str(j6), "start", message=said)
     fails("info", str(j6), message=said)
     fails("sql", str(j6), "SELECT count(*) FROM states", message=said)

@@ -59,7 +59,8 @@ def _user_error_message(exc: Exception, db_path: Any) -> str | None:
     # Imported here, not at the top: the command has loaded the library by now.
     from gamedb.games import GameError
     from gamedb.store import NotSolved, StoreError
-    from gamedb.store.errors import DATABASE_ERRORS, describe_database_error, is_disk_full
+    from gamedb.store.errors import (DATABASE_ERRORS, describe_database_error, is_corrupt,
+                                      is_disk_full)
     from gamedb.store.migrate import SchemaOutOfDate
 
     if isinstance(exc, (GameError, StoreError, NotSolved, SchemaOutOfDate)):
@@ -75,8 +76,9 @@ def _user_error_message(exc: Exception, db_path: Any) -> str | None:
         return f"{where}the disk is full: free some space and run again"
     if isinstance(exc, DATABASE_ERRORS):
         where = f"{db_path}: " if db_path else ""
-        return (f"{where}{describe_database_error(exc)} (the file is damaged or not a "
-                "gamedb database; rebuild it or restore a copy)")
+        maybe = "" if is_corrupt(exc) else " or not a gamedb database"  # as DamagedFile
+        return (f"{where}{describe_database_error(exc)} (the file is damaged{maybe}; "
+                "rebuild it or restore a copy)")
     return None
 
 
