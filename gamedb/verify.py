@@ -216,6 +216,9 @@ def verify(path: str | Path, *, tolerance: float = TOLERANCE, sample: int | None
                 f"{verified.get('max_gap', float('nan')):.1e}); they are not in the book")
         if unfinished := db.unfinished():
             notes.append(f"{unfinished}; run the same build command to resume")
+        if error := rounding_error(db.meta):  # a float32 copy: sound within more than 1e-9
+            notes.append(f"values rounded to float32 (largest error {error:.1e}): gaps up to "
+                         f"{check.tolerance:.1e} allowed, {tolerance:g} plus twice that error")
         return replace(check.report(), note="; ".join(notes))
 
 

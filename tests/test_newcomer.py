@@ -259,6 +259,10 @@ def test_a_float32_copy_shipped_as_float32_again_is_said_to_be_one(tmp_path: Pat
                        str(tmp_path / "again.sqlite"))
     assert code == 1 and "is a float32 copy already" in err
     assert not (tmp_path / "again.sqlite").exists()
+    # verify --help promises 1e-9; a float32 copy passes with more, and now says so
+    code, out, _ = run("verify", str(small), "--quiet")
+    assert code == 0 and "values rounded to float32 (largest error " in out
+    assert "plus twice that error" in out
 
 
 def test_match_and_evaluate_print_no_negative_zero(tmp_path: Path) -> None:

@@ -284,8 +284,9 @@ def verify_command(db_path: Path, sample: int | None, exact: bool, seed: int,
     """Re-derive every stored stage game from stored values and re-check its solution.
 
     Exit status 0 when every position is an equilibrium within 1e-9 (relative to its
-    payoff range, as the solver checks), 1 otherwise: the failing positions are listed,
-    those whose successors all passed (the altered ones) first.
+    payoff range, as the solver checks; a float32 copy from gamedb ship: plus twice its
+    rounding error, which the summary states), 1 otherwise: the failing positions are
+    listed, those whose successors all passed (the altered ones) first.
 
     \b
     Example:
