@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from gamedb.store import GameDB, open_db
-from gamedb.store.engine import connect_file
+from gamedb.store.engine import connect_file, terminations_interrupt
 from gamedb.store.errors import StoreError, is_disk_full, refuse_own_database, refuse_unwritable
 from gamedb.store.export import copy_top_layers
 from gamedb.store.ship import ship
@@ -90,12 +90,13 @@ def make_book(source: str | Path, output: str | Path, from_layer: int, *,
     solved = {"strategies_solved": unsolved} if unsolved else {}
     every_layer = {"strategies_from": from_layer, "values_only": False} if unsolved else {}
     try:
-        copied = copy_top_layers(source, output, from_layer, {
-            "book_from_layer": from_layer, **every_layer,
-            "book_source": {"name": source.name, "bytes": source.stat().st_size,
-                            "states": info.states, "verified": checked, **solved}})
-        _solve_strategies(source, output, unsolved)
-        shipped = ship(output)
+        with terminations_interrupt():  # a kill too leaves no half-made book
+            copied = copy_top_layers(source, output, from_layer, {
+                "book_from_layer": from_layer, **every_layer,
+                "book_source": {"name": source.name, "bytes": source.stat().st_size,
+                                "states": info.states, "verified": checked, **solved}})
+            _solve_strategies(source, output, unsolved)
+            shipped = ship(output)
     except BaseException as exc:
         output.unlink(missing_ok=True)  # no half-made book is left
         if isinstance(exc, Exception) and is_disk_full(exc):  # not the source's fault

@@ -165,6 +165,32 @@ def test_sql_may_start_with_a_comment(built) -> None:
     assert code == 0 and json.loads(out) == [{"n": 32}]
 
 
+def test_an_export_stopped_by_sigterm_leaves_no_partial_file(tmp_path: Path) -> None:
+    """Ctrl-C removed the hidden ``.NAME.part`` an export writes; ``kill`` (SIGTERM) left
+    it (458 MB of an 8-card export). SIGTERM now stops it as a Ctrl-C does."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from gamedb.builder import build
+
+    db = tmp_path / "g7.sqlite"
+    build("goofspiel(num_cards=7)", db)
+    export = subprocess.Popen([sys.executable, "-m", "gamedb", "export", str(db), "-o",
+                               str(tmp_path / "g7.jsonl"), "--quiet"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]:
+        assert export.poll() is None and time.monotonic() < deadline, "export ended first"
+        time.sleep(0.01)
+    time.sleep(0.2)  # rows being written
+    export.send_signal(signal.SIGTERM)
+    _, err = export.communicate(timeout=60)
+    assert export.returncode == 130 and err.strip() == "interrupted"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g7.sqlite"]
+
+
 def test_ship_finalises_a_file_and_prints_its_checksum(built, tmp_path: Path) -> None:
     db = tmp_path / "j4.shipped.sqlite"
     shutil.copy(built("jujitsu(num_cards=4)"), db)

@@ -76,6 +76,29 @@ def writable_engine(path: Path) -> Engine:
 
 
 @contextlib.contextmanager
+def terminations_interrupt() -> Iterator[None]:
+    """Take a SIGTERM (``kill``) for a Ctrl-C in the block: what a Ctrl-C cleans up (a
+    half-written output file) is then cleaned up too, instead of the process dying at
+    once. The Ctrl-C's own handler runs, so ``interrupts_deferred`` holds it alike. Main
+    thread only (Python handles signals there); elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def as_ctrl_c(_signum: int, frame: Any) -> None:
+        handler = signal.getsignal(signal.SIGINT)
+        if not callable(handler):  # Ctrl-C ignored or not Python's: stop as Python does
+            raise KeyboardInterrupt
+        handler(signal.SIGINT, frame)
+
+    previous = signal.signal(signal.SIGTERM, as_ctrl_c)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
 def interrupts_deferred() -> Iterator[None]:
     """Hold a Ctrl-C (SIGINT) until the block is done, then raise it (``KeyboardInterrupt``).
 

@@ -35,7 +35,8 @@ from typing import Any, TextIO
 
 from gamedb.games import load_game
 from gamedb.games.base import LAYER_SHIFT
-from gamedb.store.engine import file_uri, interrupted_write, missing_file_said
+from gamedb.store.engine import (file_uri, interrupted_write, missing_file_said,
+                                 terminations_interrupt)
 from gamedb.store.checked import checked_grundy, checked_row
 from gamedb.store.database import GameDB, StoredRows, open_db
 from gamedb.store.errors import (
@@ -389,10 +390,10 @@ def export_to_file(path: str | Path, output: str | Path, fmt: str, *,
         raise StoreError(f"cannot write {output}: folder {str(output.parent)!r} does not exist")
     handle, temp = _temporary_next_to(output)
     try:
-        with os.fdopen(handle, "w", newline="") as out:
+        with terminations_interrupt(), os.fdopen(handle, "w", newline="") as out:
             count = export(path, out, fmt, on_progress=on_progress)
         os.replace(temp, output)
-    except BaseException:
+    except BaseException:  # a Ctrl-C or a kill too: no hidden .part file is left
         os.unlink(temp)
         raise
     return count

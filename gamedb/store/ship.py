@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from gamedb.store.database import open_db
-from gamedb.store.engine import connect_file
+from gamedb.store.engine import connect_file, terminations_interrupt
 from gamedb.store.errors import StoreError, refuse_own_database, refuse_unwritable
 from gamedb.store.migrate import copy_database
 from gamedb.store.pages import CODEC, FLOAT32, decode_page, encode_page
@@ -104,9 +104,10 @@ def ship_float32(source: str | Path, output: str | Path, *,
                          "--pages-below): its rows and keyed pages (with strategies) stay "
                          "float64; ship it as it is")
     try:
-        copy_database(source, output)
-        values, error = _round_pages(output, on_progress)
-        return Float32Report(ship(output), values, error)
+        with terminations_interrupt():  # a kill too leaves no half-made copy
+            copy_database(source, output)
+            values, error = _round_pages(output, on_progress)
+            return Float32Report(ship(output), values, error)
     except sqlite3.OperationalError as exc:
         output.unlink(missing_ok=True)
         if "full" not in str(exc):
