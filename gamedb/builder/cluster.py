@@ -206,7 +206,9 @@ class Dask:
         must never spill or pause on the builder's memory. No work stealing (there is one
         worker) and no statistical profiler sampling the threads every 10 ms (no
         dashboard shows it): 1-2% of an 11-card build. No dashboard (where bokeh is
-        installed, one started on a random port nobody was told of: 0.28 s to start)."""
+        installed, one started on a port nobody was told of: 0.28 s to start); the
+        scheduler's HTTP server keeps a free port of its own (on 8787, the default, a
+        second cluster printed a warning)."""
         distributed = _distributed()
         _quiet_client_logs()  # the scheduler runs here: a Ctrl-C mid-task said nothing else
         cluster = None
@@ -215,7 +217,8 @@ class Dask:
             with interrupts_deferred(), _dask_config(LOCAL_SETTINGS):
                 cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=count,
                                                    processes=False, memory_limit=0,
-                                                   dashboard_address=None,
+                                                   dashboard_address=":0",
+                                                   scheduler_kwargs={"dashboard": False},
                                                    silence_logs=logging.CRITICAL)
             return cls(distributed.Client(cluster, set_as_default=False), cluster)
         except BaseException:
