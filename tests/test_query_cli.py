@@ -159,6 +159,14 @@ def test_sql_without_a_statement_says_so(built, query: str) -> None:
     assert code == 1 and out == "" and "no SQL statement to run" in err
 
 
+def test_sql_attach_is_refused_in_words(built, tmp_path: Path) -> None:
+    """SQLite's "not authorized" alone, where the docs call ATTACH a refused write."""
+    code, out, err = run("sql", str(built("jujitsu(num_cards=4)")),
+                         f"ATTACH '{tmp_path / 'x.sqlite'}' AS x")
+    assert code == 1 and "not authorized: a file is read here only" in err
+    assert not (tmp_path / "x.sqlite").exists()
+
+
 def test_sql_may_start_with_a_comment(built) -> None:
     code, out, _ = run("sql", str(built("jujitsu(num_cards=4)")),
                        "-- how many\nSELECT count(*) AS n FROM states", "--json")

@@ -172,6 +172,9 @@ def _refused(exc: sqlite3.Error, path: str | Path) -> StoreError:
 def _query_error(exc: sqlite3.Error) -> str:
     if "one statement at a time" in str(exc):  # Python's own words: "You can only ..."
         return "one statement at a time: run each on its own"
+    if str(exc) == "not authorized":  # the read-only connection's authorizer said no
+        return ("not authorized: a file is read here only, so statements that attach "
+                "another file or change settings are refused")
     if "too big" in str(exc):
         return (f"{exc}: a cell of the result is over {QUERY_CELL_LIMIT >> 20} MiB, the "
                 "limit of gamedb sql")
