@@ -213,6 +213,24 @@ def test_ship_finalises_a_file_and_prints_its_checksum(built, tmp_path: Path) ->
     assert run("verify", str(db))[0] == 0
 
 
+def test_shipping_a_shipped_file_again_changes_no_byte(built, tmp_path: Path) -> None:
+    """Each ``ship`` gave another checksum: SQLite's header counts the writes (its change
+    counter, the schema cookie and the version-valid-for number), and VACUUM is a
+    write. A shipped file's counters are set to 1, so shipping is repeatable."""
+    db = tmp_path / "j4.sqlite"
+    shutil.copy(built("jujitsu(num_cards=4)"), db)
+    first = run("ship", str(db))[1]
+    second = run("ship", str(db))[1]
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:  # as SQLite reads them
+        assert conn.execute("PRAGMA schema_version").fetchone() == (1,)
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    conn.close()
+    assert first == second and first.split()[0] == hashlib.sha256(db.read_bytes()).hexdigest()
+    header = db.read_bytes()[:100]
+    assert header[24:28] == header[92:96] == (1).to_bytes(4, "big")
+    assert run("verify", str(db))[0] == 0
+
+
 def test_ship_refuses_an_unfinished_build(built, tmp_path: Path) -> None:
     db = tmp_path / "j4.sqlite"
     shutil.copy(built("jujitsu(num_cards=4)"), db)

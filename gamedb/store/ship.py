@@ -76,7 +76,24 @@ def ship(path: str | Path) -> ShipReport:
         conn.execute("VACUUM")
     finally:
         conn.close()
+    _reset_write_counters(path)
     return ShipReport(str(path), sha256_of(path), path.stat().st_size)
+
+
+#: Offsets of the header's write counters (https://www.sqlite.org/fileformat.html):
+#: the file change counter, the schema cookie, the version-valid-for number.
+_COUNTERS = (24, 40, 92)
+
+
+def _reset_write_counters(path: Path) -> None:
+    """Set a closed, shipped file's write counters to 1, so that shipping it again gives
+    the same bytes (VACUUM is a write: each ``ship`` moved them). The change counter and
+    the version-valid-for number stay equal, as SQLite needs to trust the header's page
+    count; a fresh connection reads the schema whatever its cookie."""
+    with path.open("r+b") as file:
+        for offset in _COUNTERS:
+            file.seek(offset)
+            file.write((1).to_bytes(4, "big"))
 
 
 def ship_float32(source: str | Path, output: str | Path, *,
