@@ -181,10 +181,9 @@ def play(db_path: Path, seat: int, seed: int | None, force: bool) -> None:
     from gamedb.play.session import play_session
     from gamedb.store import open_db
 
-    with open_db(db_path) as db:
-        if db.unfinished():  # the equilibrium solves what the file lacks: say how long
-            _check_cost(db.game, [("equilibrium", "random")], db, None, [], "", force,
-                        what="game against the equilibrium")
+    with open_db(db_path) as db:  # an unfinished file's missing positions cost time
+        _check_cost(db.game, [("equilibrium", "random")], db, None, [], "", force,
+                    what="game against the equilibrium")
         play_session(db, _read_line, click.echo, seat=seat, seed=seed)
 
 

@@ -14,7 +14,6 @@ head ``HEAD_SECONDS`` after it opened (or after its last answer) is closed, and 
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,9 +21,10 @@ from typing import Any
 
 import h11
 import uvicorn
+from starlette.responses import JSONResponse
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from gamedb.web.app import SQL_SECONDS, create_app
+from gamedb.web.app import HEADERS, SQL_SECONDS, create_app
 from gamedb.web.solving import SOLVE_SECONDS
 
 #: Most connections held at once (idle ones included); more get 503 at once.
@@ -80,12 +80,10 @@ def _head_limited(app: Any) -> Any:
 
     async def limited(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and (size := _head_bytes(scope)) > MAX_HEAD:
-            body = json.dumps({"error": f"the request line and headers are {size:,} bytes; "
-                                        f"at most {MAX_HEAD:,}"}).encode()
-            await send({"type": "http.response.start", "status": 431,
-                        "headers": [(b"content-type", b"application/json"),
-                                    (b"content-length", str(len(body)).encode())]})
-            await send({"type": "http.response.body", "body": body})
+            refused = JSONResponse({"error": f"the request line and headers are {size:,} "
+                                             f"bytes; at most {MAX_HEAD:,}"},
+                                   status_code=431, headers=HEADERS)  # as every refusal
+            await refused(scope, receive, send)
             return
         await app(scope, receive, send)
 

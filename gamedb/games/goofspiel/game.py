@@ -356,15 +356,17 @@ Example: two rounds into a 5-card game, prize 3 on the table; player 1 won prize
         order, the rounds are played out (``pairings.carried_rounds``).
         """
         bit, rounds = diff + sum(played), len(played)
+        if bit < 0:  # below what losing every prize gives
+            return set()
         if self.ties == "carry" and self.points_order != "random":
             dealt = sorted(played, reverse=self.points_order == "descending")
             return {(won, tied) for (won, _, tied, carried), differences
                     in carried_rounds(dealt).items()
-                    if (carried == pot or not going_on) and bit >= 0 and differences >> bit & 1}
+                    if (carried == pot or not going_on) and differences >> bit & 1}
         counts = set()
         heap_points = pot if self.ties == "carry" and going_on else None
         for (one, two, heap), differences in prize_splits(played, heap_points).items():
-            if bit < 0 or not differences >> bit & 1:
+            if not differences >> bit & 1:
                 continue
             if self.ties == "discard":
                 counts.add((one, heap))
