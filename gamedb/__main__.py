@@ -1,2 +1,2 @@
-from gamedb.cli import cli
-cli()
+from gamedb.cli import main
+main()

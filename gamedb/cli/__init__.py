@@ -19,4 +19,18 @@ except KeyboardInterrupt:  # Ctrl-C while the program starts: one line, as in a 
     sys.stderr.write("interrupted\n")
     raise SystemExit(130) from None
 
-__all__ = ["cli"]
+
+
+def main() -> None:
+    """The ``gamedb`` program (``python -m gamedb`` too): run ``cli``, then end without
+    the interpreter's teardown (``gamedb.cli.exit``)."""
+    from gamedb.cli.exit import exit_now
+
+    try:
+        cli()
+    except SystemExit as exc:
+        exit_now(exc.code)
+    exit_now(0)
+
+
+__all__ = ["cli", "main"]
