@@ -12,9 +12,9 @@ try:
     from gamedb.cli._common import cli
     from gamedb.cli import evaluate, families, inspect, play, query, serve, solve  # noqa: F401  (registers the commands)
 except KeyboardInterrupt:  # Ctrl-C while the program starts: one line, as in a command
-    main = sys.modules.get("__main__")
+    program = sys.modules.get("__main__")
     if os.path.basename(sys.argv[0]) != "gamedb" and getattr(
-            getattr(main, "__spec__", None), "name", None) != "gamedb.__main__":
+            getattr(program, "__spec__", None), "name", None) != "gamedb.__main__":
         raise  # imported by a program of its own: its Ctrl-C
     sys.stderr.write("interrupted\n")
     raise SystemExit(130) from None
