@@ -3,7 +3,7 @@ not the teardown that only spends time.
 
 After a command has finished, Python's own exit frees every object of every module, one
 by one: 0.15-0.35 s of CPU with the 700-900 modules a command has loaded (``gamedb show``
-took 0.90 s, 0.58 s of it the command; a ``--cluster local:2`` build 0.15 s more than a
+took 0.87 s, 0.56 s of it the command; a ``--cluster local:2`` build 0.15 s more than a
 ``--workers 2`` build, for Dask's modules). ``exit_now`` takes the steps of that exit
 that leave a trace, in Python's order:
 
