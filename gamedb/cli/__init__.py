@@ -20,7 +20,6 @@ except KeyboardInterrupt:  # Ctrl-C while the program starts: one line, as in a 
     raise SystemExit(130) from None
 
 
-
 def main() -> None:
     """The ``gamedb`` program (``python -m gamedb`` too): run ``cli``, then end without
     the interpreter's teardown (``gamedb.cli.exit``)."""

@@ -8,7 +8,8 @@ took 0.87 s, 0.56 s of it the command; a ``--cluster local:2`` build 0.15 s more
 that leave a trace, in Python's order:
 
 1. non-daemon threads are waited for (and what ``threading`` runs before: thread pools
-   end their workers);
+   end their workers); a Ctrl-C meanwhile is ignored, as after every command
+   (``_common._Group``: nothing is left to stop), or said in one line before it;
 2. ``atexit`` functions run (``weakref.finalize`` among them: temporary files go);
 3. standard output and error are flushed; a flush that fails (a closed pipe) exits with
    status 120, as Python's does;
