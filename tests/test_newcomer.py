@@ -233,6 +233,22 @@ def test_values_only_with_strategies_from_is_a_usage_error(tmp_path: Path) -> No
     assert code == 2 and "give one of the two" in err and not (tmp_path / "j.sqlite").exists()
 
 
+@pytest.mark.parametrize("spec, top", [("jujitsu(num_cards=6)", 6),
+                                       ("goofspiel(num_cards=5)", 5)])
+def test_strategies_from_above_the_top_layer_is_a_usage_error(tmp_path: Path, spec: str,
+                                                              top: int) -> None:
+    """``--strategies-from 99`` was accepted: no layer stored a strategy, yet the file
+    recorded strategies_from=99 and was no values-only file. The top layer is the
+    start's (cards in a hand), for a game with its own index and for one without."""
+    path = tmp_path / "g.sqlite"
+    code, _, err = run("build", spec, "--db", str(path), "--strategies-from", str(top + 1))
+    assert code == 2 and f"top layer is {top}" in err and "--values-only" in err, err
+    assert not path.exists()
+    code, _, err = run("build", spec, "--db", str(path), "--strategies-from", str(top),
+                       "--quiet")
+    assert code == 0, err
+
+
 def test_building_into_an_opening_book_is_refused_with_what_it_is(tmp_path: Path) -> None:
     """``build SPEC --db BOOK`` said "already complete (1,632 states), nothing to do" of
     a book holding a sliver of the game."""

@@ -149,6 +149,8 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
             "and --estimate (local:N's threads share this machine: --estimate alone "
             "counts them)")
     game = load_game(spec)
+    if strategies_from is not None:
+        _refuse_above_the_top(game, strategies_from)
     if only_estimate and scheduler and _print_cluster_plan(  # local:N: as --workers N
             game, str(cluster), cluster_workers, worker_memory, as_json, quiet):
         return
@@ -177,6 +179,19 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
         raise SystemExit(130) from None
     except (WorkerDied, ClusterError) as exc:
         raise click.ClickException(f"{path}: {exc}") from None
+
+
+def _refuse_above_the_top(game: Any, strategies_from: int) -> None:
+    """A usage error for ``--strategies-from`` above the game's top layer (the start's):
+    no layer would store a strategy, in a file that does not say it is values-only."""
+    from gamedb.games.base import root_of
+
+    top = int(game.layer_of(root_of(game).keys).max())
+    if strategies_from > top:
+        raise click.BadParameter(
+            f"{strategies_from}: the game's top layer is {top}, so no layer would store "
+            f"a strategy; give 0..{top}, or --values-only to store none",
+            param_hint="'--strategies-from'")
 
 
 def _print_cluster_plan(game: Any, cluster: str, workers: int | None, memory: int | None,
