@@ -78,6 +78,7 @@ def make_book(source: str | Path, output: str | Path, from_layer: int, *,
         layers = [x.layer for x in info.layers if x.layer >= from_layer]
         if not layers:
             raise StoreError(f"{source} has no layer {from_layer} or above")
+        from_layer = min(layers)  # below the lowest layer: the book of every layer
         unsolved = _unsolved_layers(db, source, from_layer,
                                     {x.layer: x.states for x in info.layers})
     report = verify(source, from_layer=from_layer, on_progress=on_progress)

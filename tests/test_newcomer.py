@@ -249,6 +249,22 @@ def test_strategies_from_above_the_top_layer_is_a_usage_error(tmp_path: Path, sp
     assert code == 0, err
 
 
+def test_a_book_from_below_the_lowest_layer_names_the_layers_it_holds(tmp_path: Path) -> None:
+    """``book --from-layer 0`` of a file whose lowest layer is 1 said "layers 0 and up",
+    and the book recorded layer 0; it now names the file's lowest layer, as a book
+    ``--from-layer 1`` does (the two books are the same)."""
+    from gamedb.builder import build
+
+    source = tmp_path / "j5.sqlite"
+    build("jujitsu(num_cards=5)", source)
+    code, out, err = run("book", str(source), str(tmp_path / "b0.sqlite"), "--from-layer", "0",
+                         "--quiet")
+    assert code == 0, err
+    assert "of layers 1 and up" in err, err  # the summary goes to stderr, the checksum out
+    code, out, err = run("info", str(tmp_path / "b0.sqlite"))
+    assert code == 0 and "layer 1 and up" in out, out
+
+
 def test_building_into_an_opening_book_is_refused_with_what_it_is(tmp_path: Path) -> None:
     """``build SPEC --db BOOK`` said "already complete (1,632 states), nothing to do" of
     a book holding a sliver of the game."""

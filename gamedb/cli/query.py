@@ -282,6 +282,6 @@ def book_command(db_path: Path, output: Path, from_layer: int, quiet: bool) -> N
     with progress_bar(quiet, "positions verified") as on_progress:
         book = make_book(db_path, output, from_layer, on_progress=on_progress)
     click.echo(f"{book.sha256}  {Path(book.path).name}")
-    click.echo(f"{book.path}: {book.positions:,} positions of layers {from_layer} and up, "
+    click.echo(f"{book.path}: {book.positions:,} positions of layers {book.from_layer} and up, "
                f"verified in {db_path.name} (max gap {book.max_gap:.1e}), {book.size:,} bytes",
                err=True)
