@@ -26,9 +26,9 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-def _gamedb(*args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
+def _gamedb(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "gamedb", *args], capture_output=True,
-                          text=True, env=_env(), timeout=300, **kwargs)  # type: ignore[call-overload,no-any-return]
+                          text=True, env=_env(), timeout=300)
 
 
 def _beside(path: Path) -> list[str]:
@@ -47,7 +47,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("args", [
     ["info", "{db}"], ["show", "{db}", "start"], ["verify", "{db}"],
-    ["sql", "{db}", "SELECT count(*) FROM states"], ["key", SPEC, "hand1=1,2,3,4 hand2=1,2,3,4 prizes=1,3,4 diff=0 prize=2"],
+    ["sql", "{db}", "SELECT count(*) FROM states"],
+    ["key", SPEC, "hand1=1,2,3,4 hand2=1,2,3,4 prizes=1,3,4 diff=0 prize=2"],
     ["evaluate", "{db}", "random", "--json"],
     ["export", "{db}", "--format", "csv", "-o", "{tmp}/out.csv"],
     ["match", "{db}", "equilibrium", "random", "--games", "3", "--seed", "1"],
