@@ -29,7 +29,7 @@ import numpy.typing as npt
 from gamedb.games.base import (
     TERMINAL, Expansion, Game, GameError, param_values, shown,
 )
-from gamedb.games.expansion import Root, root_of
+from gamedb.games.expansion import Root, root_of, top_layer
 from gamedb.games.source import LayerSource
 from gamedb.solver.backward import ValueTable, batches, stage_matrices
 from gamedb.solver.exact import solve_exact
@@ -321,7 +321,7 @@ def stored_bare(db: GameDB) -> dict[int, int]:
     games, as a values-only layer's, and says that ``meta`` was changed."""
     if db.meta.get("values_only"):
         return {}
-    top = int(db.game.layer_of(root_of(db.game).keys).max())
+    top = top_layer(db.game)
     with damage_said(db.path, "pages"):
         return bare_layers(db.connection, db.pages,
                            range(int(db.meta.get("strategies_from") or 0), top + 1))

@@ -184,9 +184,9 @@ def build_command(spec: str, db_path: Path | None, workers: int, chunk_size: int
 def _refuse_above_the_top(game: Any, strategies_from: int) -> None:
     """A usage error for ``--strategies-from`` above the game's top layer (the start's):
     no layer would store a strategy, in a file that does not say it is values-only."""
-    from gamedb.games.base import root_of
+    from gamedb.games.base import top_layer
 
-    top = int(game.layer_of(root_of(game).keys).max())
+    top = top_layer(game)
     if strategies_from > top:
         raise click.BadParameter(
             f"{strategies_from}: the game's top layer is {top}, so no layer would store "

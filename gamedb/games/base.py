@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Generic, TypeAlias, TypeVar
 import numpy as np
 
 from gamedb.games.expansion import (
-    TERMINAL, Expansion, Root, reference_expand, root_of, successor_table,
+    TERMINAL, Expansion, Root, reference_expand, root_of, successor_table, top_layer,
 )
 from gamedb.games.source import LayerSource
 from gamedb.games.layout import LAYER_SHIFT, KeyLayout
@@ -415,5 +415,5 @@ __all__ = [
     "INTEGER", "LAYER_SHIFT", "MAX_DIGITS", "TERMINAL", "BuildCosts", "Canonical", "Capabilities", "Distribution",
     "Expansion", "Floats", "Game", "GameError", "Keys", "Param", "Root", "StateKey",
     "format_spec", "layer_bounds", "layers_of", "named_actions", "param_values", "parse_integer",
-    "reference_expand", "root_of", "shown", "successor_table",
+    "reference_expand", "root_of", "shown", "successor_table", "top_layer",
 ]

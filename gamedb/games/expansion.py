@@ -73,6 +73,16 @@ def root_of(game: Game[Any]) -> Root[Any]:
     return Root(np.array(keys, dtype=np.int64), np.array(weights, dtype=np.float64))
 
 
+def top_layer(game: Game[Any]) -> int:
+    """Return the game's top layer: its start's (every move lowers the layer).
+
+    >>> from gamedb.games import load_game
+    >>> [top_layer(load_game(s)) for s in ("jujitsu(num_cards=6)", "goofspiel(num_cards=5)")]
+    [6, 5]
+    """
+    return int(game.layer_of(root_of(game).keys).max())
+
+
 def reference_expand(game: Game[Any], keys: Keys) -> Expansion:
     """Build the layer face of ``keys`` from the per-state reference face (slow, exact)."""
     rows: list[Any] = []
@@ -144,4 +154,4 @@ def _empty_expansion(keys: Keys, R: int, C: int, K: int) -> Expansion:
 
 
 __all__ = ["TERMINAL", "Expansion", "Floats", "Keys", "Root", "reference_expand", "root_of",
-           "successor_table"]
+           "successor_table", "top_layer"]

@@ -45,7 +45,7 @@ from typing import Any
 
 from gamedb.builder.estimate import COUNT_BUDGET, duration, positions_of
 from gamedb.games.base import Game, GameError
-from gamedb.games.expansion import root_of
+from gamedb.games.expansion import top_layer
 from gamedb.play.agents import Agent
 from gamedb.play.reach import Reach, best_response_reach, decision_positions
 
@@ -255,4 +255,4 @@ def _positions(game: Game[Any]) -> tuple[int, bool]:
 
 def _length(game: Game[Any]) -> int:
     """The most moves a game lasts: its start's layer (every move lowers the layer)."""
-    return max(1, int(game.layer_of(root_of(game).keys).max()))
+    return max(1, top_layer(game))

@@ -27,7 +27,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from gamedb.games import GameError, load_game
 from gamedb.games.base import Game, layer_bounds, shown
-from gamedb.games.expansion import root_of
+from gamedb.games.expansion import top_layer
 from gamedb.store import schema
 from gamedb.store.checked import check_number, check_tables, checked_grundy, checked_row, is_number
 from gamedb.store.codec import encode, no_gc
@@ -346,7 +346,7 @@ class GameDB:
         """Raise ``DamagedFile`` for a stored key no position of the game has: below 0,
         or in a layer above the start's (every move lowers the layer). Such a key asked
         the game for arrays of its size (a key at the top of the integer range: 22 GB)."""
-        top = int(self.game.layer_of(root_of(self.game).keys).max())
+        top = top_layer(self.game)
         for key in (low, high):
             if not isinstance(key, int) or key < 0 or key > layer_bounds(top)[1]:
                 named = key if isinstance(key, int) else shown(str(key))
