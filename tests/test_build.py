@@ -428,31 +428,15 @@ def test_info_json_says_whether_a_build_is_running_on_the_file(tmp_path: Path) -
     assert (info()["status"], info()["running"]) == ("complete", False)
 
 
-class _FreezeSeen:
-    """An observer noting how many objects the collector had frozen at each stage."""
-
-    def __init__(self) -> None:
-        self.counts: list[int] = []
-
-    def __call__(self, done: int, total: int | None) -> None:
-        pass
-
-    def stage(self, text: str) -> None:
-        import gc
-        self.counts.append(gc.get_freeze_count())
-
-    def eta(self, seconds: float) -> None:
-        pass
-
-
 def test_a_build_freezes_what_it_found_alive_and_thaws_it_after(tmp_path: Path) -> None:
     """The objects alive when a build starts are frozen while it runs (collections skip
     them: Dask's import started 0.08 s sooner), and thawed after it, so that a program
     that builds many times keeps nothing it would have freed."""
     import gc
-    seen = _FreezeSeen()
-    build("goofspiel(num_cards=4)", tmp_path / "a.sqlite", observer=seen)
-    assert seen.counts and all(count > 1000 for count in seen.counts), seen.counts
+    counts: list[int] = []  # objects frozen, after every chunk
+    build("goofspiel(num_cards=4)", tmp_path / "a.sqlite",
+          observer=Counting(lambda done, total: counts.append(gc.get_freeze_count())))
+    assert counts and all(count > 1000 for count in counts), counts
     assert gc.get_freeze_count() == 0
 
 
